@@ -1,0 +1,129 @@
+/* common.c: logging, memory and hashing that are safe inside a preloaded
+ * runtime (no malloc, no stdio on the hot or early paths). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ logging */
+static void vlog(const char *fmt, va_list ap) {
+  char buf[2048];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = write(2, p, (size_t)n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    p += w;
+    n -= (int)w;
+  }
+}
+
+void dc_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
+}
+
+void dc_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
+  _exit(70);
+}
+
+/* ------------------------------------------------------------ memory */
+void *dc_mmap(size_t size) {
+  void *p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) dc_die("dacce: out of address space (mmap of %zu bytes failed)\n", size);
+  return p;
+}
+
+void dc_munmap(void *p, size_t size) { munmap(p, size); }
+
+void *dc_perm_alloc(size_t size) {
+  static char *cur, *end;
+  static _Atomic int lock;
+  size = (size + 15) & ~(size_t)15;
+  while (atomic_exchange_explicit(&lock, 1, memory_order_acquire)) sched_yield();
+  if (!cur || (size_t)(end - cur) < size) {
+    size_t chunk = size > (1u << 20) ? size : (1u << 20);
+    cur = dc_mmap(chunk);
+    end = cur + chunk;
+  }
+  void *p = cur;
+  cur += size;
+  atomic_store_explicit(&lock, 0, memory_order_release);
+  return p;
+}
+
+uint64_t dc_hash(const void *p, size_t n) { return XXH3_64bits(p, n); }
+
+uint64_t dc_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ dc_vec */
+void dc_vec_init(dc_vec *v, size_t elem, size_t cap) {
+  v->elem = elem;
+  v->cap = cap;
+  v->base = dc_mmap(elem * cap);
+  atomic_store(&v->n, 0);
+}
+
+/* ------------------------------------------------------------ dc_index */
+static dc_itab *itab_new(uint32_t log2cap) {
+  size_t cap = (size_t)1 << log2cap;
+  dc_itab *t = dc_mmap(sizeof(dc_itab) + cap * sizeof(uint64_t));
+  t->mask = (uint32_t)(cap - 1);
+  return t;
+}
+
+static void itab_put(dc_itab *t, uint64_t h, uint32_t idx) {
+  uint32_t pos = (uint32_t)(h >> 32);
+  while (t->slots[pos & t->mask]) pos++;
+  __atomic_store_n(&t->slots[pos & t->mask], (h & ~(uint64_t)0xffffffffu) | idx,
+                   __ATOMIC_RELEASE);
+}
+
+void dc_index_init(dc_index *x, uint32_t log2cap) {
+  atomic_store(&x->tab, itab_new(log2cap));
+  x->used = 0;
+}
+
+/* Caller holds the owner's lock.  The slot keeps the hash's high 32 bits,
+ * which are also the probe start, so growth can rehash from the slots alone.
+ * The old table stays mapped for readers still inside it; a reader that
+ * misses there re-checks under the owner's lock. */
+void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
+  dc_itab *t = atomic_load_explicit(&x->tab, memory_order_relaxed);
+  if ((uint64_t)(x->used + 1) * 2 > (uint64_t)t->mask + 1) {
+    uint32_t log2 = 0;
+    while (((uint64_t)1 << log2) <= (uint64_t)t->mask) log2++;
+    dc_itab *n = itab_new(log2 + 1);
+    for (uint64_t i = 0; i <= t->mask; i++)
+      if (t->slots[i]) itab_put(n, t->slots[i], (uint32_t)t->slots[i]);
+    atomic_store_explicit(&x->tab, n, memory_order_release);
+    t = n;
+  }
+  itab_put(t, h, idx);
+  x->used++;
+}

@@ -1,0 +1,271 @@
+/* encoder.c: the per-thread encoding state machine.
+ *
+ * Hot path (dc_func_entry / dc_func_exit, reached from the assembly stubs in
+ * hooks_x86_64.S with the caller's stack pointer): one TLS load, one
+ * stack-pointer compare, one hash lookup of the edge, one add.  Everything
+ * rare (new edges, ccStack pushes, migration, resync, verification) is a
+ * separate noinline function.
+ *
+ * The frame stack is the truth the encoding must agree with.  It is kept
+ * honest by the stack pointer, because tail calls, longjmp and exceptions
+ * (gcc emits no __tsan_func_exit on unwinding) skip exits:
+ *  - each frame records E, the caller's stack pointer at its entry hook;
+ *  - at an entry with stack pointer s, frames with E <= s are dead (a live
+ *    ancestor's E is strictly above the new frame);
+ *  - at an exit, frames with E < s are dead; if the lowest of them was entered
+ *    from the return address the exit hook was reached with, the function
+ *    tail-jumped to the hook (gcc does) after popping its frame, and it is
+ *    among them; otherwise the top frame left is the one exiting;
+ *  - longjmp and __cxa_begin_catch resynchronise to the target's stack pointer.
+ * Resync only happens while the stack pointer is inside the thread's own
+ * stack, so handlers on an alternate signal stack cannot wipe the stack.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+static _Atomic int init_state; /* 0 none, 1 running, 2 done */
+static _Atomic uint64_t g_calls, g_cc_pushes, g_cc_depth_sum, g_cc_depth_samples;
+_Atomic uint64_t dc_verified, dc_mismatches;
+static uint64_t start_ns;
+
+void dc_init(void) {
+  int expect = 0;
+  if (!atomic_compare_exchange_strong(&init_state, &expect, 1)) {
+    while (atomic_load(&init_state) != 2) sched_yield();
+    return;
+  }
+  dc_options_init();
+  dc_graph_init();
+  dc_cc_init();
+  dc_vec_init(&dc_threads, sizeof(dc_thread_rec), DC_MAX_THREADS);
+  dc_reencode_init();
+  start_ns = dc_now_ns();
+  atomic_store(&init_state, 2);
+}
+
+/* ------------------------------------------------------------ state changes */
+static inline void restore_to(dc_thread *t, uint32_t depth) {
+  dc_frame *f = &t->frames[depth];
+  t->id = f->saved_id;
+  t->cc = f->saved_cc;
+  t->node = dc_edge_at(f->edge)->caller;
+  t->depth = depth;
+}
+
+static inline int on_own_stack(const dc_thread *t, uintptr_t sp) {
+  return sp >= t->stack_lo && sp < t->stack_hi;
+}
+
+void dc_resync_to(dc_thread *t, uintptr_t sp) {
+  if (!on_own_stack(t, sp)) return;
+  uint32_t d = t->depth;
+  while (d > 0 && t->frames[d - 1].sp < sp) d--;
+  if (d < t->depth) restore_to(t, d);
+}
+
+DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp) {
+  if (!on_own_stack(t, sp)) return;
+  uint32_t d = t->depth;
+  while (d > 0 && t->frames[d - 1].sp <= sp) d--;
+  restore_to(t, d);
+}
+
+DC_NOINLINE static void unencoded_push(dc_thread *t, uint32_t e) {
+  const dc_dict *d = t->dict;
+  t->cc = dc_cc_push(t->cc, e, t->id);
+  t->id = d->max_id + 1;
+  t->cc_pushes++;
+  if (e >= d->n_edges && dc_opt.reencode) {
+    /* a new edge: count pushes over edges the dictionary does not know */
+    uint64_t n = atomic_fetch_add_explicit(&dc_new_edge_pushes, 1, memory_order_relaxed) + 1;
+    uint64_t need = (uint64_t)dc_opt.reencode_per_edge *
+                    atomic_load_explicit(&dc_edges.n, memory_order_relaxed);
+    if (need < (uint64_t)dc_opt.reencode_min_pushes) need = (uint64_t)dc_opt.reencode_min_pushes;
+    if (n >= need) dc_reencode_now();
+  }
+}
+
+/* Re-derive id, ccStack and every frame's saved state under the newest
+ * dictionary.  O(depth); happens once per thread per re-encoding. */
+DC_NOINLINE void dc_migrate(dc_thread *t) {
+  const dc_dict *d = atomic_load_explicit(&dc_cur_dict, memory_order_acquire);
+  t->dict = d;
+  uint64_t id = 0;
+  uint32_t cc = 0;
+  for (uint32_t i = 0; i < t->depth; i++) {
+    dc_frame *f = &t->frames[i];
+    f->saved_id = id;
+    f->saved_cc = cc;
+    uint64_t code = dc_dict_code(d, f->edge);
+    if (code != DC_UNENCODED) {
+      id += code;
+    } else {
+      cc = dc_cc_push(cc, f->edge, id);
+      id = d->max_id + 1;
+    }
+  }
+  t->id = id;
+  t->cc = cc;
+}
+
+DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
+  t->sample_countdown = 64;
+  atomic_fetch_add_explicit(&dc_edge_at(e)->hits, 1, memory_order_relaxed);
+  if (t->cc) {
+    t->cc_depth_sum += dc_cc_at(t->cc)->depth;
+  }
+  t->cc_depth_samples++;
+}
+
+DC_NOINLINE static void verify_event(dc_thread *t) {
+  t->verify_countdown = (uint64_t)dc_opt.verify;
+  dc_verify(t);
+}
+
+/* ------------------------------------------------------------ hooks */
+__attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
+                                                         uintptr_t sp) {
+  dc_thread *t = dc_cur();
+  if (dc_unlikely(t->in_runtime)) return;
+  t->in_runtime = 1;
+  if (dc_unlikely(t->depth && t->frames[t->depth - 1].sp <= sp)) resync_entry(t, sp);
+  if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)))
+    dc_migrate(t);
+  uint32_t e = dc_edge_get(t->node, cs, callee);
+  if (dc_unlikely(t->depth == t->cap)) dc_thread_grow(t);
+  dc_frame *f = &t->frames[t->depth++];
+  f->sp = sp;
+  f->edge = e;
+  f->saved_id = t->id;
+  f->saved_cc = t->cc;
+  uint64_t code = dc_dict_code(t->dict, e);
+  if (dc_likely(code != DC_UNENCODED))
+    t->id += code;
+  else
+    unencoded_push(t, e);
+  t->node = dc_edge_at(e)->callee;
+  t->calls++;
+  if (dc_unlikely(--t->sample_countdown == 0)) sample(t, e);
+  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
+  t->in_runtime = 0;
+}
+
+__attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
+  dc_thread *t = dc_cur();
+  if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
+  t->in_runtime = 1;
+  uint32_t d = t->depth - 1;
+  if (dc_unlikely(t->frames[d].sp < sp) && on_own_stack(t, sp)) {
+    /* frames below sp are gone; was the exiting one among them? */
+    uint32_t lo = t->depth;
+    while (lo > 0 && t->frames[lo - 1].sp < sp) lo--;
+    if (dc_edge_at(t->frames[lo].edge)->cs == ra)
+      d = lo; /* tail-jump into the hook: the exiting frame is frames[lo] */
+    else
+      d = lo ? lo - 1 : 0;
+  }
+  if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed))) {
+    restore_to(t, d);
+    dc_migrate(t);
+  } else {
+    restore_to(t, d);
+  }
+  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
+  t->in_runtime = 0;
+}
+
+/* ------------------------------------------------------------ snapshots */
+void dc_capture(dc_thread *t, dacce_ctx *out) {
+  if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)) &&
+      !t->in_runtime)
+    dc_migrate(t);
+  out->id = t->id;
+  out->node = t->node;
+  out->cc = t->cc;
+  out->ts = t->dict->ts;
+  out->thread = t->serial;
+}
+
+DC_EXPORT void dacce_capture(dacce_ctx *out) { dc_capture(dc_cur(), out); }
+
+DC_EXPORT void dacce_reencode(void) {
+  dc_thread *t = dc_cur();
+  while (!dc_reencode_now()) sched_yield();
+  dc_migrate(t);
+}
+
+/* ------------------------------------------------------------ statistics */
+void dc_stats_add_thread(const dc_thread *t) {
+  atomic_fetch_add(&g_calls, t->calls);
+  atomic_fetch_add(&g_cc_pushes, t->cc_pushes);
+  atomic_fetch_add(&g_cc_depth_sum, t->cc_depth_sum);
+  atomic_fetch_add(&g_cc_depth_samples, t->cc_depth_samples);
+}
+
+DC_EXPORT void dacce_get_stats(dacce_stats *o) {
+  memset(o, 0, sizeof *o);
+  const dc_dict *d = atomic_load(&dc_cur_dict);
+  o->nodes = atomic_load(&dc_nodes.n) - 1;
+  o->edges = atomic_load(&dc_edges.n) - 1;
+  o->max_id = d->max_id;
+  o->reencodings = atomic_load(&dc_n_dicts) - 1;
+  o->encoded_edges = d->n_encoded;
+  o->back_edges = d->n_back;
+  o->overflow_edges = d->n_overflow;
+  o->cc_nodes = atomic_load(&dc_ccnodes.n) - 1;
+  o->verified = atomic_load(&dc_verified);
+  o->mismatches = atomic_load(&dc_mismatches);
+  /* live threads' counters are added when they exit; add the caller's own */
+  uint64_t calls = atomic_load(&g_calls), pushes = atomic_load(&g_cc_pushes);
+  uint64_t dsum = atomic_load(&g_cc_depth_sum), dn = atomic_load(&g_cc_depth_samples);
+  dc_thread *t = dc_tls;
+  if (t && t->serial != UINT32_MAX) {
+    calls += t->calls;
+    pushes += t->cc_pushes;
+    dsum += t->cc_depth_sum;
+    dn += t->cc_depth_samples;
+  }
+  o->calls = calls;
+  o->cc_pushes = pushes;
+  o->avg_cc_depth = dn ? (double)dsum / (double)dn : 0.0;
+}
+
+static void print_stats(void) {
+  dacce_stats s;
+  dacce_get_stats(&s);
+  double secs = (double)(dc_now_ns() - start_ns) / 1e9;
+  dc_printf("==dacce== encoder statistics (pid %d)\n"
+            "==dacce==   nodes %llu  edges %llu (encoded %llu, back %llu, overflow %llu)\n"
+            "==dacce==   maxID %llu  re-encodings %llu\n"
+            "==dacce==   calls %llu  ccStack pushes %llu (%.0f/s)  avg ccStack depth %.2f  "
+            "ccStack nodes %llu\n",
+            (int)getpid(), (unsigned long long)s.nodes, (unsigned long long)s.edges,
+            (unsigned long long)s.encoded_edges, (unsigned long long)s.back_edges,
+            (unsigned long long)s.overflow_edges, (unsigned long long)s.max_id,
+            (unsigned long long)s.reencodings, (unsigned long long)s.calls,
+            (unsigned long long)s.cc_pushes, secs > 0 ? (double)s.cc_pushes / secs : 0.0,
+            s.avg_cc_depth, (unsigned long long)s.cc_nodes);
+  if (dc_opt.verify)
+    dc_printf("==dacce==   verified contexts %llu  mismatches %llu\n",
+              (unsigned long long)s.verified, (unsigned long long)s.mismatches);
+}
+
+__attribute__((destructor)) static void dc_fini(void) {
+  if (atomic_load(&init_state) != 2) return;
+  if (dc_opt.stats) print_stats();
+  if (*dc_opt.dump) dc_dump_write(dc_opt.dump);
+  if (atomic_load(&dc_mismatches)) {
+    dc_printf("==dacce== verification FAILED: %llu mismatches\n",
+              (unsigned long long)atomic_load(&dc_mismatches));
+    _exit(99);
+  }
+}
+
+__attribute__((constructor)) static void dc_ctor(void) { dc_cur(); }

@@ -1,0 +1,274 @@
+/* internal.h: the encoder's data model, shared by encoder/, decoder/ and racedet/.
+ *
+ * Naming: dacce_* is public (include/dacce.h); dc_* is internal across files.
+ *
+ * The model (see docs/encoding.md for the worked example):
+ *  - node:  a function, identified by one pc inside it (for -fsanitize=thread the
+ *           return address of its __tsan_func_entry call; for
+ *           -finstrument-functions its address).  Node 0 is the virtual ROOT
+ *           from which every thread's outermost frame is entered.
+ *  - edge:  (caller node, call-site pc, callee node).  Indirect calls are
+ *           ordinary edges: our lookup is keyed by the target, so unlike the
+ *           DACCE paper we can encode them.
+ *  - dict:  an immutable encoding of the graph known at one timestamp: an
+ *           additive code per encoded edge (Ball-Larus/PCCE numbering, see
+ *           reencode.c), numCC per node, maxID.
+ *  - ccnode: a persistent, hash-consed ccStack entry <edge, id, count, parent>
+ *           pushed when an unencoded edge is crossed.
+ *  - thread: per-thread frame stack (the truth we maintain from entry/exit
+ *           events and resynchronise by stack pointer) and the encoded state
+ *           {id, cc, node, dict}.
+ */
+#ifndef DACCE_INTERNAL_H
+#define DACCE_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dacce.h"
+
+/* ---------------------------------------------------------------- macros */
+#define dc_likely(x) __builtin_expect(!!(x), 1)
+#define dc_unlikely(x) __builtin_expect(!!(x), 0)
+#define DC_NOINLINE __attribute__((noinline))
+#define DC_INLINE static inline __attribute__((always_inline))
+#define DC_EXPORT __attribute__((visibility("default")))
+#define DC_TLS __thread __attribute__((tls_model("initial-exec")))
+#define DC_COLD __attribute__((cold, noinline))
+
+/* ---------------------------------------------------------------- common.c */
+/* Logging that never allocates: formats into a stack buffer, write(2)s it. */
+void dc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Anonymous memory, MAP_NORESERVE; dies on failure. */
+void *dc_mmap(size_t size);
+void dc_munmap(void *p, size_t size);
+/* Bump allocator for small permanent objects (never freed). */
+void *dc_perm_alloc(size_t size);
+uint64_t dc_hash(const void *p, size_t n);
+uint64_t dc_now_ns(void);
+
+/* A dense array that never moves: one big NORESERVE reservation, pages are
+ * committed as they are touched.  Append is under the owner's lock; readers
+ * may read any index below the published count without locks. */
+typedef struct dc_vec {
+  char *base;
+  size_t elem, cap;
+  _Atomic uint32_t n;
+} dc_vec;
+void dc_vec_init(dc_vec *v, size_t elem, size_t cap);
+static inline void *dc_vec_at(const dc_vec *v, uint32_t i) { return v->base + (size_t)i * v->elem; }
+
+/* A grow-only hash index from 64-bit hashes to uint32 indices (0 = none).
+ * Lookups are lock-free; inserts hold the owner's lock.  On growth the old
+ * table is kept (readers may still be in it; a miss there is re-checked
+ * under the lock), so the total never exceeds twice the final size. */
+typedef struct dc_itab {
+  uint32_t mask;
+  uint64_t slots[]; /* (hash & ~0xffffffff) | idx */
+} dc_itab;
+typedef struct dc_index {
+  _Atomic(dc_itab *) tab;
+  uint32_t used;
+} dc_index;
+void dc_index_init(dc_index *x, uint32_t log2cap);
+static inline const dc_itab *dc_index_tab(dc_index *x) {
+  return atomic_load_explicit(&x->tab, memory_order_acquire);
+}
+/* Iterate: start with *pos = (uint32_t)(h >> 32); returns the next candidate or 0. */
+static inline uint32_t dc_index_next(const dc_itab *t, uint64_t h, uint32_t *pos) {
+  for (;;) {
+    uint64_t s = __atomic_load_n(&t->slots[*pos & t->mask], __ATOMIC_ACQUIRE);
+    (*pos)++;
+    if (!s) return 0;
+    if ((s >> 32) == (h >> 32)) return (uint32_t)s;
+  }
+}
+void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
+
+/* ---------------------------------------------------------------- options */
+/* One table: type, name, default, description.  Generates the struct, the
+ * defaults, the parser and help=1 output (options.c). */
+#define DC_OPTIONS(X)                                                               \
+  X(int, verify, 0, "decode the context every Nth event and compare it with the "  \
+                    "frame stack (1 = every event, 0 = off)")                       \
+  X(int, verify_abort, 1, "abort at the first verification mismatch")               \
+  X(int, stats, 0, "print encoder statistics to stderr at exit")                    \
+  X(int, reencode, 1, "adapt the encoding while the program runs (0 = never)")      \
+  X(int, reencode_min_pushes, 2000,                                                 \
+    "ccStack pushes over new edges before a re-encoding is considered")             \
+  X(int, reencode_per_edge, 4,                                                      \
+    "and at least this many such pushes per known edge (amortises its cost)")       \
+  X(int, cc_compress, 1, "ccStack recursion compression: 0 off, 1 exact (default), "  \
+                         "2 the DACCE paper's id+call-site test (unsound; for tests)") \
+  X(int, max_id_bits, 63, "numCC limit in bits; edges that would pass it stay "     \
+                          "unencoded (lower it to test overflow handling)")         \
+  X(int, help, 0, "print the options and exit")                                     \
+  X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
+                   "exit (for dacce-decode)")                                       \
+  X(str, log_contexts, "", "file that dacce_log() appends contexts to")
+
+typedef int dc_opt_int;
+typedef const char *dc_opt_str;
+typedef struct dc_options {
+#define DC_OPT_FIELD(type, name, def, desc) dc_opt_##type name;
+  DC_OPTIONS(DC_OPT_FIELD)
+#undef DC_OPT_FIELD
+} dc_options;
+extern dc_options dc_opt;
+void dc_options_init(void); /* idempotent; reads DACCE_OPTIONS */
+
+/* ---------------------------------------------------------------- graph.c */
+#define DC_ROOT 0u
+#define DC_UNENCODED UINT64_MAX
+
+typedef struct dc_node {
+  uintptr_t pc;
+} dc_node;
+
+typedef struct dc_edge {
+  uintptr_t cs;        /* call site (return address in the caller) */
+  uintptr_t callee_pc; /* = dc_node_at(callee)->pc, kept here for the lookup */
+  uint32_t caller;     /* node */
+  uint32_t callee;    /* node */
+  _Atomic uint64_t hits; /* sampled traversal count (frequency ordering) */
+} dc_edge;
+
+extern dc_vec dc_nodes;  /* dc_node, index = node id */
+extern dc_vec dc_edges;  /* dc_edge, index = edge id (edge 0 is unused) */
+extern dc_index dc_edge_index;
+
+static inline dc_edge *dc_edge_at(uint32_t i) { return (dc_edge *)dc_vec_at(&dc_edges, i); }
+static inline dc_node *dc_node_at(uint32_t i) { return (dc_node *)dc_vec_at(&dc_nodes, i); }
+void dc_graph_init(void);
+/* Slow path: find or create the edge (caller, cs, callee pc). */
+uint32_t dc_edge_get_slow(uint32_t caller, uintptr_t cs, uintptr_t callee_pc);
+
+static inline uint64_t dc_edge_hash(uint32_t caller, uintptr_t cs, uintptr_t callee_pc) {
+  uintptr_t k[3] = {cs, callee_pc, caller};
+  return dc_hash(k, sizeof k);
+}
+/* Fast path: lock-free lookup, creating the edge on a miss. */
+static inline uint32_t dc_edge_get(uint32_t caller, uintptr_t cs, uintptr_t callee_pc) {
+  uint64_t h = dc_edge_hash(caller, cs, callee_pc);
+  const dc_itab *tab = dc_index_tab(&dc_edge_index);
+  uint32_t pos = (uint32_t)(h >> 32), i;
+  while ((i = dc_index_next(tab, h, &pos))) {
+    dc_edge *e = dc_edge_at(i);
+    if (e->cs == cs && e->callee_pc == callee_pc && e->caller == caller) return i;
+  }
+  return dc_edge_get_slow(caller, cs, callee_pc);
+}
+
+/* ---------------------------------------------------------------- ccstack.c */
+typedef struct dc_ccnode {
+  uint64_t id;     /* id of the segment below, at the call through edge */
+  uint32_t edge;   /* the unencoded edge that was crossed */
+  uint32_t count;  /* repetitions (recursion compression) */
+  uint32_t parent; /* ccnode below (0 = none) */
+  uint32_t depth;  /* entries below and including this one, counting repetitions */
+} dc_ccnode;
+extern dc_vec dc_ccnodes;
+static inline dc_ccnode *dc_cc_at(uint32_t i) { return (dc_ccnode *)dc_vec_at(&dc_ccnodes, i); }
+void dc_cc_init(void);
+/* Push <id, edge> on top of cc (with recursion compression); max_id is the
+ * dictionary's, needed to know where the segment under the top began. */
+uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id);
+/* The node a segment starts at: the callee of the unencoded edge below it
+ * (ROOT for the bottom segment). */
+static inline uint32_t dc_cc_segment_start(uint32_t cc) {
+  return cc ? dc_edge_at(dc_cc_at(cc)->edge)->callee : DC_ROOT;
+}
+
+/* ---------------------------------------------------------------- reencode.c */
+typedef struct dc_dict {
+  uint32_t ts;
+  uint32_t n_edges;   /* edges with index < n_edges were seen by this encoding */
+  uint32_t n_nodes;
+  uint64_t max_id;    /* every acyclic context id lies in [0, max_id] */
+  uint64_t *code;     /* [n_edges] additive code or DC_UNENCODED */
+  uint64_t *numcc;    /* [n_nodes] number of encoded contexts ending there */
+  /* decoding index: incoming encoded edges of node n, sorted by code, are
+   * in_edges[in_off[n] .. in_off[n+1]) */
+  uint32_t *in_off;
+  uint32_t *in_edges;
+  uint32_t n_encoded, n_back, n_overflow;
+} dc_dict;
+
+#define DC_MAX_DICTS 65536
+extern _Atomic(dc_dict *) dc_cur_dict;
+extern dc_dict *dc_dicts[DC_MAX_DICTS];
+extern _Atomic uint32_t dc_n_dicts;
+void dc_reencode_init(void);
+/* Compute and publish a new dictionary; returns 0 when another thread was
+ * already doing it. */
+int dc_reencode_now(void);
+/* Edge code in dictionary d (DC_UNENCODED for edges it does not encode). */
+static inline uint64_t dc_dict_code(const dc_dict *d, uint32_t e) {
+  return e < d->n_edges ? d->code[e] : DC_UNENCODED;
+}
+extern _Atomic uint64_t dc_new_edge_pushes; /* pushes over edges newer than the dict */
+
+/* ---------------------------------------------------------------- thread.c */
+typedef struct dc_frame {
+  uintptr_t sp;       /* caller's stack pointer at the __tsan_func_entry call */
+  uint32_t edge;      /* edge taken into this frame */
+  uint32_t saved_cc;  /* encoded state before the call, restored at exit */
+  uint64_t saved_id;
+} dc_frame;
+
+typedef struct dc_thread {
+  /* hot encoded state */
+  uint64_t id;
+  uint32_t node;
+  uint32_t cc;
+  const dc_dict *dict;
+  dc_frame *frames;
+  uint32_t depth, cap;
+  uint32_t serial;
+  uint32_t sample_countdown;
+  uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
+  /* statistics (thread-local, summed at exit) */
+  uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
+  int in_runtime; /* reentrancy guard */
+} dc_thread;
+
+typedef struct dc_thread_rec {
+  struct dc_thread *live; /* state while the thread runs, else 0 */
+  uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
+  dacce_ctx created_at;   /* creator's context at pthread_create */
+  int has_creator;
+} dc_thread_rec;
+#define DC_MAX_THREADS (1u << 22)
+extern dc_vec dc_threads; /* dc_thread_rec by serial */
+
+extern DC_TLS dc_thread *dc_tls;
+extern _Atomic uint64_t dc_verified, dc_mismatches;
+dc_thread *dc_thread_init_current(void);
+static inline dc_thread *dc_cur(void) {
+  dc_thread *t = dc_tls;
+  return dc_likely(t != 0) ? t : dc_thread_init_current();
+}
+uint32_t dc_thread_new_serial(const dacce_ctx *creator);
+void dc_thread_set_pending_serial(uint32_t serial);
+void dc_thread_grow(dc_thread *t);
+void dc_thread_destroy(dc_thread *t);
+
+/* ---------------------------------------------------------------- encoder.c */
+void dc_init(void);
+void dc_migrate(dc_thread *t);          /* re-derive state under the newest dict */
+void dc_resync_to(dc_thread *t, uintptr_t sp); /* drop frames deeper than sp */
+void dc_capture(dc_thread *t, dacce_ctx *out);
+void dc_stats_add_thread(const dc_thread *t);
+
+/* ---------------------------------------------------------------- verify.c */
+void dc_verify(dc_thread *t);
+
+/* ---------------------------------------------------------------- decoder */
+/* Decode one thread's segment chain, no ancestry (decoder/decode.c). */
+int dc_decode_thread(const dacce_ctx *ctx, dacce_frame *frames, int max);
+/* Dump / log (dump.c) */
+void dc_dump_write(const char *path);
+
+#endif

@@ -1,0 +1,78 @@
+/* options.c: the runtime's options, generated from the DC_OPTIONS table in
+ * internal.h.  Read once from DACCE_OPTIONS ("key=value" separated by spaces,
+ * commas or colons).  A bad option is a one-line error and exit status 2. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+dc_options dc_opt = {
+#define DC_OPT_DEFAULT(type, name, def, desc) .name = def,
+    DC_OPTIONS(DC_OPT_DEFAULT)
+#undef DC_OPT_DEFAULT
+};
+
+static int parse_int(const char *v, int *out) {
+  char *end;
+  long x = strtol(v, &end, 0);
+  if (!*v || *end || x < 0 || x > 0x7fffffff) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+static int set_option(const char *key, size_t klen, const char *val) {
+#define DC_OPT_SET_int(name)                                                     \
+  if (parse_int(val, &dc_opt.name))                                            \
+    dc_die("dacce: option '%s' wants a non-negative integer, got '%s'\n", #name, val); \
+  return 0;
+#define DC_OPT_SET_str(name)                                                     \
+  dc_opt.name = val;                                                           \
+  return 0;
+#define DC_OPT_MATCH(type, name, def, desc)                                     \
+  if (klen == sizeof(#name) - 1 && !memcmp(key, #name, klen)) { DC_OPT_SET_##type(name) }
+  DC_OPTIONS(DC_OPT_MATCH)
+#undef DC_OPT_MATCH
+  return -1;
+}
+
+static void print_help(void) {
+  dc_printf("DACCE_OPTIONS (key=value, separated by spaces, commas or colons):\n");
+#define DC_OPT_HELP_int(name, def) dc_printf("  %-22s %-8d ", #name, (int)(def));
+#define DC_OPT_HELP_str(name, def) dc_printf("  %-22s %-8s ", #name, *(def) ? (def) : "\"\"");
+#define DC_OPT_HELP(type, name, def, desc) DC_OPT_HELP_##type(name, def) dc_printf("%s\n", desc);
+  DC_OPTIONS(DC_OPT_HELP)
+#undef DC_OPT_HELP
+}
+
+void dc_options_init(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  const char *env = getenv("DACCE_OPTIONS");
+  if (!env) return;
+  /* copy into permanent storage so string options can point into it */
+  size_t n = strlen(env);
+  char *s = dc_perm_alloc(n + 1);
+  memcpy(s, env, n + 1);
+  for (char *p = s; *p;) {
+    while (*p == ' ' || *p == ',' || *p == ':') p++;
+    if (!*p) break;
+    char *key = p;
+    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != ':') p++;
+    if (*p != '=') dc_die("dacce: DACCE_OPTIONS: '%.*s' is not key=value\n", (int)(p - key), key);
+    size_t klen = (size_t)(p - key);
+    char *val = ++p;
+    while (*p && *p != ' ' && *p != ',' && *p != ':') p++;
+    if (*p) *p++ = 0;
+    if (set_option(key, klen, val))
+      dc_die("dacce: DACCE_OPTIONS: unknown option '%.*s' (DACCE_OPTIONS=help=1 lists them)\n",
+             (int)klen, key);
+  }
+  if (dc_opt.help) {
+    print_help();
+    _exit(0);
+  }
+  if (dc_opt.max_id_bits < 2 || dc_opt.max_id_bits > 63)
+    dc_die("dacce: option 'max_id_bits' must be in [2, 63], got %d\n", dc_opt.max_id_bits);
+}

@@ -1,0 +1,191 @@
+/* thread.c: per-thread state, thread-creation ancestry, and the interceptors
+ * that keep the frame stack honest (longjmp, C++ catch).
+ *
+ * Ancestry: pthread_create captures the creator's context (in O(1)) and gives
+ * the new thread a serial; the child's record keeps {parent, context}, so
+ * decoding a thread's context can continue through its creator's, up to the
+ * first thread.  Records are never freed: contexts outlive their threads. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+DC_TLS dc_thread *dc_tls;
+static DC_TLS uint32_t pending_serial; /* serial+1 handed over by the start trampoline */
+dc_vec dc_threads;
+static pthread_key_t exit_key;
+static _Atomic int exit_key_made;
+
+#define FRAME_RESERVE ((size_t)1 << 20) /* frames; grows by mremap past this */
+
+/* A thread past its exit destructor: events are ignored from then on. */
+static dc_thread dead_thread = {.in_runtime = 1, .serial = UINT32_MAX};
+
+extern void *__libc_stack_end;
+
+uint32_t dc_thread_new_serial(const dacce_ctx *creator) {
+  uint32_t s = atomic_fetch_add(&dc_threads.n, 1);
+  if (s >= DC_MAX_THREADS) dc_die("dacce: more than %u threads created\n", DC_MAX_THREADS);
+  dc_thread_rec *r = dc_vec_at(&dc_threads, s);
+  if (creator) {
+    r->created_at = *creator;
+    r->parent = creator->thread;
+    r->has_creator = 1;
+  } else {
+    r->parent = UINT32_MAX;
+  }
+  return s;
+}
+
+static void stack_bounds(dc_thread *t, int is_main) {
+  if (is_main) {
+    struct rlimit rl;
+    uintptr_t hi = ((uintptr_t)__libc_stack_end + 0xffff) & ~(uintptr_t)0xffff;
+    size_t size = (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+                      ? rl.rlim_cur : ((size_t)1 << 30);
+    t->stack_hi = hi + 4096 * 16; /* argv/env/auxv sit above __libc_stack_end */
+    t->stack_lo = hi - size;
+    return;
+  }
+  pthread_attr_t a;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+      t->stack_lo = (uintptr_t)addr;
+      t->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&a);
+  }
+  if (!t->stack_hi) t->stack_hi = UINTPTR_MAX; /* unknown: trust every sp */
+}
+
+static void on_thread_exit(void *p) {
+  dc_thread *t = p;
+  dc_stats_add_thread(t);
+  dc_tls = &dead_thread;
+  dc_thread_destroy(t);
+}
+
+dc_thread *dc_thread_init_current(void) {
+  if (dc_tls == &dead_thread) return &dead_thread;
+  dc_init();
+  dc_thread *t = dc_mmap(sizeof(dc_thread));
+  t->cap = FRAME_RESERVE;
+  t->frames = dc_mmap(FRAME_RESERVE * sizeof(dc_frame));
+  int is_main = 0;
+  if (pending_serial) {
+    t->serial = pending_serial - 1;
+  } else {
+    /* main thread, or one created behind our back (raw clone) */
+    static _Atomic int main_taken;
+    is_main = !atomic_exchange(&main_taken, 1);
+    t->serial = dc_thread_new_serial(0);
+  }
+  stack_bounds(t, is_main);
+  t->dict = atomic_load(&dc_cur_dict);
+  t->node = DC_ROOT;
+  t->sample_countdown = 64;
+  t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
+  dc_tls = t;
+  ((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live = t;
+  if (!is_main) {
+    if (!atomic_exchange(&exit_key_made, 1)) pthread_key_create(&exit_key, on_thread_exit);
+    pthread_setspecific(exit_key, t);
+  }
+  return t;
+}
+
+void dc_thread_grow(dc_thread *t) {
+  size_t old = (size_t)t->cap * sizeof(dc_frame);
+  void *p = mremap(t->frames, old, old * 2, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
+  t->frames = p;
+  t->cap *= 2;
+}
+
+void dc_thread_destroy(dc_thread *t) {
+  ((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live = 0;
+  dc_munmap(t->frames, (size_t)t->cap * sizeof(dc_frame));
+  dc_munmap(t, sizeof *t);
+}
+
+/* ------------------------------------------------------------ pthread_create */
+typedef struct start_arg {
+  void *(*fn)(void *);
+  void *arg;
+  uint32_t serial;
+} start_arg;
+
+static void *thread_start(void *p) {
+  start_arg a;
+  memcpy(&a, p, sizeof a);
+  dc_munmap(p, sizeof a);
+  pending_serial = a.serial + 1;
+  dc_thread_init_current();
+  return a.fn(a.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                             void *arg) {
+  static pthread_create_fn real;
+  if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  if (!real) dc_die("dacce: cannot find the real pthread_create\n");
+  dacce_ctx c;
+  dc_capture(dc_cur(), &c);
+  start_arg *a = dc_mmap(sizeof *a);
+  a->fn = fn;
+  a->arg = arg;
+  a->serial = dc_thread_new_serial(&c);
+  int r = real(th, attr, thread_start, a);
+  if (r) dc_munmap(a, sizeof *a);
+  return r;
+}
+
+/* ------------------------------------------------------------ longjmp */
+/* glibc mangles the saved stack pointer: rol(sp ^ guard, 0x11), guard at
+ * %fs:0x30.  Undo it to learn where the jump lands. */
+static uintptr_t jmpbuf_sp(const void *env) {
+  uintptr_t v = ((const uintptr_t *)env)[6], guard;
+  __asm__("mov %%fs:0x30, %0" : "=r"(guard));
+  v = (v >> 0x11) | (v << (64 - 0x11));
+  return v ^ guard;
+}
+
+static void before_longjmp(const void *env) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  dc_resync_to(t, jmpbuf_sp(env));
+}
+
+#define DC_LONGJMP(name)                                                          \
+  DC_EXPORT __attribute__((noreturn)) void name(struct __jmp_buf_tag env[1], int val) { \
+    static void (*real)(struct __jmp_buf_tag *, int);                            \
+    if (!real) real = (void (*)(struct __jmp_buf_tag *, int))dlsym(RTLD_NEXT, #name); \
+    before_longjmp(env);                                                          \
+    real(env, val);                                                               \
+    __builtin_unreachable();                                                      \
+  }
+DC_LONGJMP(longjmp)
+DC_LONGJMP(_longjmp)
+DC_LONGJMP(siglongjmp)
+DC_LONGJMP(__longjmp_chk)
+
+/* ------------------------------------------------------------ C++ catch */
+/* Reached from the __cxa_begin_catch stub with the catching frame's sp. */
+__attribute__((visibility("hidden"))) void *dc_cxa_begin_catch(void *exc, uintptr_t sp) {
+  static void *(*real)(void *);
+  if (!real) real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
+  dc_thread *t = dc_tls;
+  if (t && !t->in_runtime) dc_resync_to(t, sp);
+  return real(exc);
+}

@@ -1,0 +1,58 @@
+/* verify.c: the verification mode (option verify=N).  Every Nth event the
+ * current context is captured, decoded and compared frame by frame with the
+ * frame stack the hooks maintain.  A mismatch prints both and, by default,
+ * aborts: a wrong context is never silently accepted. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+static const char *sym(uintptr_t pc) {
+  Dl_info info;
+  if (pc && dladdr((void *)pc, &info) && info.dli_sname) return info.dli_sname;
+  return "?";
+}
+
+static void print_frames(const char *title, const dacce_frame *f, int n) {
+  dc_printf("==dacce==   %s (%d frames, innermost first):\n", title, n);
+  for (int i = 0; i < n && i < 64; i++)
+    dc_printf("==dacce==     #%d fn %#lx %s  from %#lx\n", i, (unsigned long)f[i].function,
+              sym(f[i].function), (unsigned long)f[i].callsite);
+  if (n > 64) dc_printf("==dacce==     ... %d more\n", n - 64);
+}
+
+void dc_verify(dc_thread *t) {
+  uint32_t depth = t->depth;
+  size_t bytes = ((size_t)depth + 1) * 2 * sizeof(dacce_frame);
+  dacce_frame stackbuf[256], *buf = stackbuf;
+  if (bytes > sizeof stackbuf) buf = dc_mmap(bytes);
+  dacce_frame *truth = buf, *got = buf + depth + 1;
+  for (uint32_t i = 0; i < depth; i++) {
+    const dc_frame *f = &t->frames[depth - 1 - i];
+    const dc_edge *e = dc_edge_at(f->edge);
+    truth[i].function = dc_node_at(e->callee)->pc;
+    truth[i].callsite = e->cs;
+  }
+  dacce_ctx c;
+  dc_capture(t, &c);
+  int n = dc_decode_thread(&c, got, (int)depth + 1);
+  int bad = n != (int)depth;
+  for (int i = 0; !bad && i < n; i++)
+    bad = got[i].function != truth[i].function || got[i].callsite != truth[i].callsite;
+  atomic_fetch_add_explicit(&dc_verified, 1, memory_order_relaxed);
+  if (bad) {
+    atomic_fetch_add(&dc_mismatches, 1);
+    dc_printf("==dacce== VERIFY MISMATCH in thread %u: ts %u node %u id %llu cc %u "
+              "(decoder returned %d)\n",
+              t->serial, c.ts, c.node, (unsigned long long)c.id, c.cc, n);
+    print_frames("frame stack", truth, (int)depth);
+    if (n > 0) print_frames("decoded", got, n);
+    if (dc_opt.verify_abort) {
+      dc_printf("==dacce== verification FAILED (verify_abort=1)\n");
+      abort();
+    }
+  }
+  if (buf != stackbuf) dc_munmap(buf, bytes);
+}
