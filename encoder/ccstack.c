@@ -2,14 +2,19 @@
  * node <id, edge, count, parent>, so a thread's whole ccStack is one 32-bit
  * index, a snapshot is O(1), and equal stacks are equal indices.
  *
- * Recursion compression.  The DACCE paper merges a push into the top entry
- * when id and call site match.  That is unsound: the segment the top entry
- * terminates may have begun at a different node than the one the new push
- * terminates, yet end at the same node with the same id (the first is a
- * suffix of the second reached through code-0 edges; the paper's own ADACDAD
- * example).  We merge only when the two terminated segments are provably the
- * same path: same edge, same id, and the same start node.  Option
- * cc_compress=2 restores the paper's test so tests can show the difference. */
+ * Recursion compression.  Consecutive pushes of the same edge with the same
+ * id are one entry with a count.  Why that is sound: an entry <id, edge, k>
+ * stands for k pushes; the segment ended by push 1 runs from the start named
+ * by the entry below to caller(edge) with this id, and the segments ended by
+ * pushes 2..k all run from callee(edge) to caller(edge) with this id, so they
+ * are the same path (a segment's id is unique given its start and end).  The
+ * decoder expands them exactly so (decode.c).
+ *
+ * The DACCE paper's entries hold only <id, call site>, and it merges when
+ * those match.  That merges pushes through one indirect call site to
+ * different callees, whose sub-paths differ: the callee of the second push is
+ * lost.  Option cc_compress=2 reproduces that test (for tests only).
+ */
 #include <sched.h>
 #include <string.h>
 
@@ -59,13 +64,10 @@ static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t pare
 uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id) {
   if (cc && dc_opt.cc_compress) {
     const dc_ccnode *top = dc_cc_at(cc);
-    if (top->edge == edge && top->id == id) {
-      /* where the segment terminated by the top entry began */
-      uint32_t callee = dc_edge_at(edge)->callee;
-      int same = dc_opt.cc_compress == 2 || top->count > 1 ||
-                 dc_cc_segment_start(top->parent) == callee;
-      if (same) return intern(id, edge, top->count + 1, top->parent);
-    }
+    int same = top->id == id &&
+               (dc_opt.cc_compress == 2 ? dc_edge_at(top->edge)->cs == dc_edge_at(edge)->cs
+                                        : top->edge == edge);
+    if (same) return intern(id, top->edge, top->count + 1, top->parent);
   }
   return intern(id, edge, 1, cc);
 }

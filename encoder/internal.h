@@ -175,11 +175,6 @@ void dc_cc_init(void);
 /* Push <id, edge> on top of cc (with recursion compression); max_id is the
  * dictionary's, needed to know where the segment under the top began. */
 uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id);
-/* The node a segment starts at: the callee of the unencoded edge below it
- * (ROOT for the bottom segment). */
-static inline uint32_t dc_cc_segment_start(uint32_t cc) {
-  return cc ? dc_edge_at(dc_cc_at(cc)->edge)->callee : DC_ROOT;
-}
 
 /* ---------------------------------------------------------------- reencode.c */
 typedef struct dc_dict {
@@ -201,6 +196,12 @@ extern _Atomic(dc_dict *) dc_cur_dict;
 extern dc_dict *dc_dicts[DC_MAX_DICTS];
 extern _Atomic uint32_t dc_n_dicts;
 void dc_reencode_init(void);
+/* Building blocks, also for hand-made dictionaries (tests, dacce-decode):
+ * new (all edges unencoded), fill code[]/numcc[], finish (index, maxID),
+ * publish (assigns the next timestamp, makes it current). */
+dc_dict *dc_dict_new(uint32_t n_edges, uint32_t n_nodes);
+void dc_dict_finish(dc_dict *d);
+void dc_dict_publish(dc_dict *d);
 /* Compute and publish a new dictionary; returns 0 when another thread was
  * already doing it. */
 int dc_reencode_now(void);

@@ -32,7 +32,7 @@ _Atomic uint32_t dc_n_dicts;
 _Atomic uint64_t dc_new_edge_pushes;
 static _Atomic int reencode_lock;
 
-static dc_dict *dict_alloc(uint32_t n_edges, uint32_t n_nodes) {
+dc_dict *dc_dict_new(uint32_t n_edges, uint32_t n_nodes) {
   size_t sz = sizeof(dc_dict) + (size_t)n_edges * 8 + (size_t)n_nodes * 8 +
               ((size_t)n_nodes + 1) * 4 + (size_t)n_edges * 4 + 64;
   char *p = dc_mmap(sz);
@@ -47,10 +47,46 @@ static dc_dict *dict_alloc(uint32_t n_edges, uint32_t n_nodes) {
   d->in_edges = (uint32_t *)p;
   d->n_edges = n_edges;
   d->n_nodes = n_nodes;
+  for (uint32_t e = 0; e < n_edges; e++) d->code[e] = DC_UNENCODED;
   return d;
 }
 
-static void publish(dc_dict *d) {
+/* The decoding index (each node's encoded incoming edges by code), maxID and
+ * the encoded-edge count, derived from code[] and numcc[].  Shared by the
+ * re-encoder, hand-built test dictionaries and dacce-decode's loader. */
+static const dc_dict *sort_dict;
+static int cmp_code(const void *a, const void *b) {
+  uint64_t x = sort_dict->code[*(const uint32_t *)a], y = sort_dict->code[*(const uint32_t *)b];
+  return x < y ? -1 : x > y;
+}
+
+void dc_dict_finish(dc_dict *d) {
+  memset(d->in_off, 0, ((size_t)d->n_nodes + 1) * 4);
+  d->n_encoded = 0;
+  for (uint32_t e = 1; e < d->n_edges; e++)
+    if (d->code[e] != DC_UNENCODED) {
+      d->in_off[dc_edge_at(e)->callee + 1]++;
+      d->n_encoded++;
+    }
+  for (uint32_t n = 0; n < d->n_nodes; n++) d->in_off[n + 1] += d->in_off[n];
+  uint32_t *fill = dc_mmap((size_t)d->n_nodes * 4 + 4);
+  memcpy(fill, d->in_off, (size_t)d->n_nodes * 4);
+  for (uint32_t e = 1; e < d->n_edges; e++)
+    if (d->code[e] != DC_UNENCODED) d->in_edges[fill[dc_edge_at(e)->callee]++] = e;
+  dc_munmap(fill, (size_t)d->n_nodes * 4 + 4);
+  static _Atomic int lock;
+  while (atomic_exchange(&lock, 1)) sched_yield();
+  sort_dict = d;
+  for (uint32_t n = 0; n < d->n_nodes; n++)
+    qsort(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], 4, cmp_code);
+  atomic_store(&lock, 0);
+  uint64_t m = 1;
+  for (uint32_t n = 0; n < d->n_nodes; n++)
+    if (d->numcc[n] > m) m = d->numcc[n];
+  d->max_id = m - 1;
+}
+
+void dc_dict_publish(dc_dict *d) {
   uint32_t ts = atomic_load(&dc_n_dicts);
   if (ts >= DC_MAX_DICTS) return; /* keep the last one; never reached in practice */
   d->ts = ts;
@@ -61,12 +97,10 @@ static void publish(dc_dict *d) {
 
 void dc_reencode_init(void) {
   /* timestamp 0: nothing is encoded yet, ROOT alone, maxID = 0 */
-  dc_dict *d = dict_alloc(1, 1);
-  d->code[0] = DC_UNENCODED;
+  dc_dict *d = dc_dict_new(1, 1);
   d->numcc[0] = 1;
-  d->in_off[0] = d->in_off[1] = 0;
-  d->max_id = 0;
-  publish(d);
+  dc_dict_finish(d);
+  dc_dict_publish(d);
 }
 
 /* ------------------------------------------------------------ scratch */
@@ -159,8 +193,7 @@ int dc_reencode_now(void) {
     }
   }
 
-  dc_dict *d = dict_alloc(nE, nN);
-  d->code[0] = DC_UNENCODED;
+  dc_dict *d = dc_dict_new(nE, nN);
 
   /* incoming non-back edges per node, hottest first */
   for (uint32_t e = 1; e < nE; e++)
@@ -176,8 +209,6 @@ int dc_reencode_now(void) {
   }
 
   /* 2./3. numCC and codes in topological order (reverse post-order) */
-  for (uint32_t e = 1; e < nE; e++) d->code[e] = DC_UNENCODED;
-  uint64_t max_numcc = 1;
   for (uint32_t k = n_order; k-- > 0;) {
     uint32_t n = s.order[k];
     uint64_t sum = 0;
@@ -190,26 +221,13 @@ int dc_reencode_now(void) {
       }
       d->code[e] = sum;
       sum += c;
-      d->n_encoded++;
     }
     d->numcc[n] = sum ? sum : 1;
-    if (d->numcc[n] > max_numcc) max_numcc = d->numcc[n];
   }
-  d->max_id = max_numcc - 1;
   for (uint32_t e = 1; e < nE; e++) d->n_back += s.back[e];
-
-  /* decoding index: per node, encoded incoming edges in code order.  The
-   * hottest-first order above assigned increasing codes, so keep it. */
-  uint32_t w = 0;
-  for (uint32_t n = 0; n < nN; n++) {
-    d->in_off[n] = w;
-    for (uint32_t j = s.in_tmp_off[n]; j < s.in_tmp_off[n + 1]; j++)
-      if (d->code[s.in_tmp[j]] != DC_UNENCODED) d->in_edges[w++] = s.in_tmp[j];
-  }
-  d->in_off[nN] = w;
-
   dc_munmap(mem, sz);
-  publish(d);
+  dc_dict_finish(d);
+  dc_dict_publish(d);
   atomic_store_explicit(&dc_new_edge_pushes, 0, memory_order_relaxed);
   atomic_store_explicit(&reencode_lock, 0, memory_order_release);
   return 1;
