@@ -55,7 +55,7 @@ static inline void restore_to(dc_thread *t, uint32_t depth) {
   dc_frame *f = &t->frames[depth];
   t->id = f->saved_id;
   t->cc = f->saved_cc;
-  t->node = dc_edge_at(f->edge)->caller;
+  t->node = f->saved_node;
   t->depth = depth;
 }
 
@@ -95,14 +95,16 @@ DC_NOINLINE static void unencoded_push(dc_thread *t, uint32_t e) {
 /* Re-derive id, ccStack and every frame's saved state under the newest
  * dictionary.  O(depth); happens once per thread per re-encoding. */
 DC_NOINLINE void dc_migrate(dc_thread *t) {
+  atomic_fetch_and_explicit(&t->pending, ~DC_PENDING_MIGRATE, memory_order_relaxed);
   const dc_dict *d = atomic_load_explicit(&dc_cur_dict, memory_order_acquire);
   t->dict = d;
+  memset(t->ecache, 0, sizeof t->ecache); /* cached codes are per dictionary */
   uint64_t id = 0;
   uint32_t cc = 0;
   for (uint32_t i = 0; i < t->depth; i++) {
     dc_frame *f = &t->frames[i];
     f->saved_id = id;
-    f->saved_cc = cc;
+    f->saved_cc = cc; /* saved_node (the edge's caller) does not change */
     uint64_t code = dc_dict_code(d, f->edge);
     if (code != DC_UNENCODED) {
       id += code;
@@ -116,7 +118,6 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
 }
 
 DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
-  t->sample_countdown = 64;
   atomic_fetch_add_explicit(&dc_edge_at(e)->hits, 1, memory_order_relaxed);
   if (t->cc) {
     t->cc_depth_sum += dc_cc_at(t->cc)->depth;
@@ -129,35 +130,52 @@ DC_NOINLINE static void verify_event(dc_thread *t) {
   dc_verify(t);
 }
 
+/* Cache miss: the global table (creating the edge if new), then fill. */
+DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t cs,
+                                          uintptr_t callee) {
+  uint32_t e = dc_edge_get(t->node, cs, callee);
+  c->cs = cs;
+  c->callee_pc = callee;
+  c->caller = t->node;
+  c->edge = e;
+  c->callee = dc_edge_at(e)->callee;
+  c->code = dc_dict_code(t->dict, e);
+  return c;
+}
+
 /* ------------------------------------------------------------ hooks */
-__attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
-                                                         uintptr_t sp) {
+/* The slow variants handle everything; the fast ones (below) handle the
+ * common case as leaf functions and tail-call the slow ones otherwise. */
+DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime)) return;
   t->in_runtime = 1;
   if (dc_unlikely(t->depth && t->frames[t->depth - 1].sp <= sp)) resync_entry(t, sp);
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)))
     dc_migrate(t);
-  uint32_t e = dc_edge_get(t->node, cs, callee);
+  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
+  if (dc_unlikely(c->cs != cs || c->callee_pc != callee || c->caller != t->node))
+    c = ecache_fill(t, c, cs, callee);
   if (dc_unlikely(t->depth == t->cap)) dc_thread_grow(t);
   dc_frame *f = &t->frames[t->depth++];
   f->sp = sp;
-  f->edge = e;
+  f->edge = c->edge;
   f->saved_id = t->id;
   f->saved_cc = t->cc;
-  uint64_t code = dc_dict_code(t->dict, e);
-  if (dc_likely(code != DC_UNENCODED))
-    t->id += code;
+  f->saved_node = t->node;
+  if (dc_likely(c->code != DC_UNENCODED))
+    t->id += c->code;
   else
-    unencoded_push(t, e);
-  t->node = dc_edge_at(e)->callee;
+    unencoded_push(t, c->edge);
+  t->node = c->callee;
+  uint32_t e = c->edge;
   t->calls++;
-  if (dc_unlikely(--t->sample_countdown == 0)) sample(t, e);
+  if (dc_unlikely((t->calls & DC_SAMPLE_MASK) == 0)) sample(t, e);
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
   t->in_runtime = 0;
 }
 
-__attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
+DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
   t->in_runtime = 1;
@@ -179,6 +197,52 @@ __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t 
   }
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
   t->in_runtime = 0;
+}
+
+/* Fast paths: a known thread with nothing pending (no reentrancy, no newer
+ * dictionary, no verification), no resync, a cache hit on an encoded edge,
+ * no sample due.  Everything else goes to the slow variant, which re-checks
+ * from scratch.  The in_runtime half of the slow word keeps a signal handler
+ * that interrupts a slow path away from the state. */
+__attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
+                                                         uintptr_t sp) {
+  dc_thread *t = dc_tls;
+  if (dc_unlikely(!t)) goto slow;
+  uint32_t depth = t->depth;
+  uint64_t calls = t->calls + 1;
+  if (dc_unlikely(dc_thread_slow_word(t) | (depth == t->cap) | ((calls & DC_SAMPLE_MASK) == 0)) ||
+      dc_unlikely(depth && t->frames[depth - 1].sp <= sp))
+    goto slow;
+  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
+  if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node) |
+                  (c->code == DC_UNENCODED)))
+    goto slow;
+  dc_frame *f = &t->frames[depth];
+  f->sp = sp;
+  f->saved_id = t->id;
+  f->saved_cc = t->cc;
+  f->saved_node = t->node;
+  f->edge = c->edge;
+  t->depth = depth + 1;
+  t->id += c->code;
+  t->node = c->callee;
+  t->calls = calls;
+  return;
+slow:
+  func_entry_slow(cs, callee, sp);
+}
+
+__attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
+  dc_thread *t = dc_tls;
+  if (dc_unlikely(!t)) goto slow;
+  uint32_t depth = t->depth;
+  if (dc_unlikely(dc_thread_slow_word(t) | (depth == 0)) ||
+      dc_unlikely(t->frames[depth - 1].sp < sp))
+    goto slow;
+  restore_to(t, depth - 1);
+  return;
+slow:
+  func_exit_slow(ra, sp);
 }
 
 /* ------------------------------------------------------------ snapshots */

@@ -213,11 +213,29 @@ extern _Atomic uint64_t dc_new_edge_pushes; /* pushes over edges newer than the 
 
 /* ---------------------------------------------------------------- thread.c */
 typedef struct dc_frame {
-  uintptr_t sp;       /* caller's stack pointer at the __tsan_func_entry call */
-  uint32_t edge;      /* edge taken into this frame */
-  uint32_t saved_cc;  /* encoded state before the call, restored at exit */
-  uint64_t saved_id;
+  uintptr_t sp;        /* caller's stack pointer at the __tsan_func_entry call */
+  uint64_t saved_id;   /* encoded state before the call, restored at exit */
+  uint32_t saved_cc;
+  uint32_t saved_node; /* = the edge's caller */
+  uint32_t edge;       /* edge taken into this frame */
+  uint32_t pad;
 } dc_frame;
+
+/* Per-thread direct-mapped cache in front of the global edge table: the hot
+ * path's lookup is one multiply, one line, three compares.  Entries also hold
+ * the edge's code under the thread's dictionary; migration flushes them.
+ * (Indexing by a multiplicative hash, not xxHash: this is a cache probed on
+ * every call, not a table; the global tables use xxHash.) */
+#define DC_ECACHE_BITS 9
+typedef struct dc_ecache {
+  uintptr_t cs, callee_pc;
+  uint64_t code;
+  uint32_t caller, edge;
+  uint32_t callee, pad;
+} dc_ecache;
+static inline uint32_t dc_ecache_slot(uintptr_t cs, uintptr_t callee_pc) {
+  return (uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >> (64 - DC_ECACHE_BITS));
+}
 
 typedef struct dc_thread {
   /* hot encoded state */
@@ -228,12 +246,25 @@ typedef struct dc_thread {
   dc_frame *frames;
   uint32_t depth, cap;
   uint32_t serial;
-  uint32_t sample_countdown;
+  /* Read together by the fast paths as one 64-bit word: nonzero means "take
+   * the slow path".  in_runtime is the owner's reentrancy guard; pending is
+   * set by other threads (DC_PENDING_*) and cleared by the owner. */
+  uint32_t in_runtime __attribute__((aligned(8)));
+  _Atomic uint32_t pending;
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
+  dc_ecache ecache[1u << DC_ECACHE_BITS];
   /* statistics (thread-local, summed at exit) */
   uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
-  int in_runtime; /* reentrancy guard */
+  struct dc_thread *next_free;
 } dc_thread;
+#define DC_PENDING_MIGRATE 1u /* a newer dictionary was published */
+#define DC_PENDING_VERIFY 2u  /* verification is on: every event is slow */
+static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
+  uint64_t w;
+  __builtin_memcpy(&w, &t->in_runtime, sizeof w);
+  return w;
+}
+#define DC_SAMPLE_MASK 63u /* every 64th call samples the edge's frequency */
 
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */
@@ -255,6 +286,7 @@ uint32_t dc_thread_new_serial(const dacce_ctx *creator);
 void dc_thread_set_pending_serial(uint32_t serial);
 void dc_thread_grow(dc_thread *t);
 void dc_thread_destroy(dc_thread *t);
+void dc_threads_flag(uint32_t bits); /* set pending bits on every live thread */
 
 /* ---------------------------------------------------------------- encoder.c */
 void dc_init(void);

@@ -93,6 +93,7 @@ void dc_dict_publish(dc_dict *d) {
   dc_dicts[ts] = d;
   atomic_store_explicit(&dc_n_dicts, ts + 1, memory_order_release);
   atomic_store_explicit(&dc_cur_dict, d, memory_order_release);
+  dc_threads_flag(DC_PENDING_MIGRATE);
 }
 
 void dc_reencode_init(void) {

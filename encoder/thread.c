@@ -67,6 +67,33 @@ static void stack_bounds(dc_thread *t, int is_main) {
   if (!t->stack_hi) t->stack_hi = UINTPTR_MAX; /* unknown: trust every sp */
 }
 
+/* Thread states are recycled, never unmapped, so another thread may always
+ * write a pending bit into one it read from a record. */
+static dc_thread *free_states;
+static _Atomic int free_lock;
+
+static dc_thread *state_alloc(void) {
+  dc_thread *t = 0;
+  while (atomic_exchange_explicit(&free_lock, 1, memory_order_acquire)) sched_yield();
+  if (free_states) {
+    t = free_states;
+    free_states = t->next_free;
+  }
+  atomic_store_explicit(&free_lock, 0, memory_order_release);
+  if (!t) return dc_mmap(sizeof(dc_thread));
+  memset(t, 0, sizeof *t);
+  return t;
+}
+
+void dc_threads_flag(uint32_t bits) {
+  uint32_t n = atomic_load_explicit(&dc_threads.n, memory_order_acquire);
+  for (uint32_t i = 0; i < n; i++) {
+    dc_thread *t = __atomic_load_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, i))->live,
+                                   __ATOMIC_ACQUIRE);
+    if (t) atomic_fetch_or_explicit(&t->pending, bits, memory_order_relaxed);
+  }
+}
+
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
   dc_stats_add_thread(t);
@@ -77,7 +104,7 @@ static void on_thread_exit(void *p) {
 dc_thread *dc_thread_init_current(void) {
   if (dc_tls == &dead_thread) return &dead_thread;
   dc_init();
-  dc_thread *t = dc_mmap(sizeof(dc_thread));
+  dc_thread *t = state_alloc();
   t->cap = FRAME_RESERVE;
   t->frames = dc_mmap(FRAME_RESERVE * sizeof(dc_frame));
   int is_main = 0;
@@ -92,10 +119,13 @@ dc_thread *dc_thread_init_current(void) {
   stack_bounds(t, is_main);
   t->dict = atomic_load(&dc_cur_dict);
   t->node = DC_ROOT;
-  t->sample_countdown = 64;
   t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
+  if (dc_opt.verify) atomic_store(&t->pending, DC_PENDING_VERIFY);
   dc_tls = t;
-  ((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live = t;
+  __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, t,
+                   __ATOMIC_RELEASE);
+  /* a dictionary published before the record was visible: check now */
+  if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
   if (!is_main) {
     if (!atomic_exchange(&exit_key_made, 1)) pthread_key_create(&exit_key, on_thread_exit);
     pthread_setspecific(exit_key, t);
@@ -112,9 +142,13 @@ void dc_thread_grow(dc_thread *t) {
 }
 
 void dc_thread_destroy(dc_thread *t) {
-  ((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live = 0;
+  __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, 0,
+                   __ATOMIC_RELEASE);
   dc_munmap(t->frames, (size_t)t->cap * sizeof(dc_frame));
-  dc_munmap(t, sizeof *t);
+  while (atomic_exchange_explicit(&free_lock, 1, memory_order_acquire)) sched_yield();
+  t->next_free = free_states;
+  free_states = t;
+  atomic_store_explicit(&free_lock, 0, memory_order_release);
 }
 
 /* ------------------------------------------------------------ pthread_create */
