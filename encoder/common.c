@@ -127,3 +127,44 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
   itab_put(t, h, idx);
   x->used++;
 }
+
+/* ------------------------------------------------------------ dc_alloc */
+/* Power-of-two size classes from 16 bytes to 64 KiB with free lists; larger
+ * blocks are mapped directly.  One lock: allocation is off the hot paths. */
+#define DC_NCLASS 13
+static void *free_list[DC_NCLASS];
+static _Atomic int alloc_lock;
+
+static int size_class(size_t size) {
+  int c = 0;
+  while (((size_t)16 << c) < size) c++;
+  return c;
+}
+
+void *dc_alloc(size_t size) {
+  if (size > ((size_t)16 << (DC_NCLASS - 1))) return dc_mmap((size + 4095) & ~(size_t)4095);
+  int c = size_class(size);
+  size_t csize = (size_t)16 << c;
+  while (atomic_exchange_explicit(&alloc_lock, 1, memory_order_acquire)) sched_yield();
+  void *p = free_list[c];
+  if (p) free_list[c] = *(void **)p;
+  atomic_store_explicit(&alloc_lock, 0, memory_order_release);
+  if (p) {
+    for (size_t i = 0; i < csize / 8; i++) ((uint64_t *)p)[i] = 0;
+    return p;
+  }
+  return dc_perm_alloc(csize);
+}
+
+void dc_free(void *p, size_t size) {
+  if (!p) return;
+  if (size > ((size_t)16 << (DC_NCLASS - 1))) {
+    dc_munmap(p, (size + 4095) & ~(size_t)4095);
+    return;
+  }
+  int c = size_class(size);
+  while (atomic_exchange_explicit(&alloc_lock, 1, memory_order_acquire)) sched_yield();
+  *(void **)p = free_list[c];
+  free_list[c] = p;
+  atomic_store_explicit(&alloc_lock, 0, memory_order_release);
+}

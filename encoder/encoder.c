@@ -29,6 +29,8 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+void rd_init(void);
+uint64_t rd_reports_count(void);
 
 static _Atomic int init_state; /* 0 none, 1 running, 2 done */
 static _Atomic uint64_t g_calls, g_cc_pushes, g_cc_depth_sum, g_cc_depth_samples;
@@ -44,6 +46,7 @@ void dc_init(void) {
   dc_options_init();
   dc_graph_init();
   dc_cc_init();
+  rd_init();
   dc_vec_init(&dc_threads, sizeof(dc_thread_rec), DC_MAX_THREADS);
   dc_reencode_init();
   start_ns = dc_now_ns();
@@ -53,6 +56,7 @@ void dc_init(void) {
 /* ------------------------------------------------------------ state changes */
 static inline void restore_to(dc_thread *t, uint32_t depth) {
   dc_frame *f = &t->frames[depth];
+  t->ctx_handle = 0;
   t->id = f->saved_id;
   t->cc = f->saved_cc;
   t->node = f->saved_node;
@@ -98,7 +102,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
   atomic_fetch_and_explicit(&t->pending, ~DC_PENDING_MIGRATE, memory_order_relaxed);
   const dc_dict *d = atomic_load_explicit(&dc_cur_dict, memory_order_acquire);
   t->dict = d;
-  memset(t->ecache, 0, sizeof t->ecache); /* cached codes are per dictionary */
+  for (uint32_t i = 0; i < (1u << DC_ECACHE_BITS); i++) t->ecache[i].cs = 0; /* codes are per dict */
   uint64_t id = 0;
   uint32_t cc = 0;
   for (uint32_t i = 0; i < t->depth; i++) {
@@ -115,6 +119,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
   }
   t->id = id;
   t->cc = cc;
+  t->ctx_handle = 0;
 }
 
 DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
@@ -168,6 +173,7 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   else
     unencoded_push(t, c->edge);
   t->node = c->callee;
+  t->ctx_handle = 0;
   uint32_t e = c->edge;
   t->calls++;
   if (dc_unlikely((t->calls & DC_SAMPLE_MASK) == 0)) sample(t, e);
@@ -227,6 +233,7 @@ __attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t
   t->id += c->code;
   t->node = c->callee;
   t->calls = calls;
+  t->ctx_handle = 0;
   return;
 slow:
   func_entry_slow(cs, callee, sp);
@@ -240,6 +247,7 @@ __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t 
       dc_unlikely(t->frames[depth - 1].sp < sp))
     goto slow;
   restore_to(t, depth - 1);
+  t->ctx_handle = 0;
   return;
 slow:
   func_exit_slow(ra, sp);
@@ -274,7 +282,7 @@ void dc_stats_add_thread(const dc_thread *t) {
 }
 
 DC_EXPORT void dacce_get_stats(dacce_stats *o) {
-  memset(o, 0, sizeof *o);
+  *o = (dacce_stats){0};
   const dc_dict *d = atomic_load(&dc_cur_dict);
   o->nodes = atomic_load(&dc_nodes.n) - 1;
   o->edges = atomic_load(&dc_edges.n) - 1;
@@ -325,6 +333,11 @@ __attribute__((destructor)) static void dc_fini(void) {
   if (atomic_load(&init_state) != 2) return;
   if (dc_opt.stats) print_stats();
   if (*dc_opt.dump) dc_dump_write(dc_opt.dump);
+  uint64_t races = rd_reports_count();
+  if (races) {
+    dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
+    _exit(dc_opt.exitcode);
+  }
   if (atomic_load(&dc_mismatches)) {
     dc_printf("==dacce== verification FAILED: %llu mismatches\n",
               (unsigned long long)atomic_load(&dc_mismatches));

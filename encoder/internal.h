@@ -46,7 +46,31 @@ void *dc_mmap(size_t size);
 void dc_munmap(void *p, size_t size);
 /* Bump allocator for small permanent objects (never freed). */
 void *dc_perm_alloc(size_t size);
+/* Size-class allocator for runtime objects that are freed (clocks, sets):
+ * never malloc, which the detector intercepts.  Memory comes back zeroed. */
+void *dc_alloc(size_t size);
+void dc_free(void *p, size_t size);
 uint64_t dc_hash(const void *p, size_t n);
+/* The runtime never calls the memory and string functions the detector
+ * intercepts (tests/check_runtime_calls.sh enforces it): these are its own. */
+static inline void dc_memcpy(void *d, const void *s, size_t n) {
+  char *dp = d;
+  const char *sp = s;
+  for (size_t i = 0; i < n; i++) dp[i] = sp[i];
+}
+static inline void dc_memset(void *d, int c, size_t n) {
+  char *dp = d;
+  for (size_t i = 0; i < n; i++) dp[i] = (char)c;
+}
+static inline int dc_streq(const char *a, const char *b) {
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+static inline size_t dc_strlen(const char *s) {
+  size_t n = 0;
+  while (s[n]) n++;
+  return n;
+}
 uint64_t dc_now_ns(void);
 
 /* A dense array that never moves: one big NORESERVE reservation, pages are
@@ -105,6 +129,13 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(int, max_id_bits, 63, "numCC limit in bits; edges that would pass it stay "     \
                           "unencoded (lower it to test overflow handling)")         \
   X(int, help, 0, "print the options and exit")                                     \
+  X(int, report_text, 1, "print reports as text on stderr")                         \
+  X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \
+                          "dacce-race launcher symbolises them)")                   \
+  X(int, tsan_header, 0, "start text reports with 'WARNING: ThreadSanitizer:' so "  \
+                         "tools that parse TSan output count them")                 \
+  X(int, halt_on_error, 0, "exit after the first report")                           \
+  X(int, exitcode, 66, "exit status when races were reported")                      \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
                    "exit (for dacce-decode)")                                       \
   X(str, log_contexts, "", "file that dacce_log() appends contexts to")
@@ -237,6 +268,31 @@ static inline uint32_t dc_ecache_slot(uintptr_t cs, uintptr_t callee_pc) {
   return (uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >> (64 - DC_ECACHE_BITS));
 }
 
+/* ---------------------------------------------------------------- racedet */
+typedef struct rd_vc {
+  uint32_t *c; /* c[tid] = epoch */
+  uint32_t n, cap;
+} rd_vc;
+
+typedef struct rd_ictx { /* per-thread cache of interned contexts */
+  uint64_t id;
+  uint32_t node, cc, ts, handle;
+} rd_ictx;
+#define RD_ICTX_BITS 6
+
+typedef struct rd_thread {
+  rd_vc vc;           /* vc.c[tid] is this thread's epoch */
+  uint32_t tid;       /* thread slot = serial (< 65536), else detection is off */
+  uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
+  int ignore_accesses, ignore_sync, disabled;
+  rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
+  rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */
+  int has_rel_fence;
+  uintptr_t held[16]; /* mutexes held, for reports */
+  uint32_t nheld;
+  rd_ictx ictx[1u << RD_ICTX_BITS];
+} rd_thread;
+
 typedef struct dc_thread {
   /* hot encoded state */
   uint64_t id;
@@ -252,7 +308,9 @@ typedef struct dc_thread {
   uint32_t in_runtime __attribute__((aligned(8)));
   _Atomic uint32_t pending;
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
+  uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
+  rd_thread rd;
   /* statistics (thread-local, summed at exit) */
   uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
@@ -268,8 +326,12 @@ static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
 
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */
+  rd_vc start_vc, end_vc; /* creator's clock at create; thread's clock at exit */
+  _Atomic int end_ready;
+  int detached;
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */
+  uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */
   int has_creator;
 } dc_thread_rec;
 #define DC_MAX_THREADS (1u << 22)

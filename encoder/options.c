@@ -13,6 +13,12 @@ dc_options dc_opt = {
 #undef DC_OPT_DEFAULT
 };
 
+static int dc_key_is(const char *key, size_t klen, const char *name) {
+  size_t i = 0;
+  while (i < klen && name[i] && key[i] == name[i]) i++;
+  return i == klen && !name[i];
+}
+
 static int parse_int(const char *v, int *out) {
   char *end;
   long x = strtol(v, &end, 0);
@@ -30,7 +36,7 @@ static int set_option(const char *key, size_t klen, const char *val) {
   dc_opt.name = val;                                                           \
   return 0;
 #define DC_OPT_MATCH(type, name, def, desc)                                     \
-  if (klen == sizeof(#name) - 1 && !memcmp(key, #name, klen)) { DC_OPT_SET_##type(name) }
+  if (klen == sizeof(#name) - 1 && dc_key_is(key, klen, #name)) { DC_OPT_SET_##type(name) }
   DC_OPTIONS(DC_OPT_MATCH)
 #undef DC_OPT_MATCH
   return -1;
@@ -52,9 +58,9 @@ void dc_options_init(void) {
   const char *env = getenv("DACCE_OPTIONS");
   if (!env) return;
   /* copy into permanent storage so string options can point into it */
-  size_t n = strlen(env);
+  size_t n = dc_strlen(env);
   char *s = dc_perm_alloc(n + 1);
-  memcpy(s, env, n + 1);
+  dc_memcpy(s, env, n + 1);
   for (char *p = s; *p;) {
     while (*p == ' ' || *p == ',' || *p == ':') p++;
     if (!*p) break;

@@ -61,7 +61,7 @@ static int cmp_code(const void *a, const void *b) {
 }
 
 void dc_dict_finish(dc_dict *d) {
-  memset(d->in_off, 0, ((size_t)d->n_nodes + 1) * 4);
+  dc_memset(d->in_off, 0, ((size_t)d->n_nodes + 1) * 4);
   d->n_encoded = 0;
   for (uint32_t e = 1; e < d->n_edges; e++)
     if (d->code[e] != DC_UNENCODED) {
@@ -70,7 +70,7 @@ void dc_dict_finish(dc_dict *d) {
     }
   for (uint32_t n = 0; n < d->n_nodes; n++) d->in_off[n + 1] += d->in_off[n];
   uint32_t *fill = dc_mmap((size_t)d->n_nodes * 4 + 4);
-  memcpy(fill, d->in_off, (size_t)d->n_nodes * 4);
+  dc_memcpy(fill, d->in_off, (size_t)d->n_nodes * 4);
   for (uint32_t e = 1; e < d->n_edges; e++)
     if (d->code[e] != DC_UNENCODED) d->in_edges[fill[dc_edge_at(e)->callee]++] = e;
   dc_munmap(fill, (size_t)d->n_nodes * 4 + 4);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "../racedet/racedet.h"
 
 DC_TLS dc_thread *dc_tls;
 static DC_TLS uint32_t pending_serial; /* serial+1 handed over by the start trampoline */
@@ -81,7 +82,7 @@ static dc_thread *state_alloc(void) {
   }
   atomic_store_explicit(&free_lock, 0, memory_order_release);
   if (!t) return dc_mmap(sizeof(dc_thread));
-  memset(t, 0, sizeof *t);
+  dc_memset(t, 0, sizeof *t);
   return t;
 }
 
@@ -96,6 +97,9 @@ void dc_threads_flag(uint32_t bits) {
 
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
+  /* the end of a thread happens before pthread_join returns */
+  rd_release((uintptr_t)pthread_self());
+  rd_thread_finish(t);
   dc_stats_add_thread(t);
   dc_tls = &dead_thread;
   dc_thread_destroy(t);
@@ -117,6 +121,7 @@ dc_thread *dc_thread_init_current(void) {
     t->serial = dc_thread_new_serial(0);
   }
   stack_bounds(t, is_main);
+  rd_thread_start(t);
   t->dict = atomic_load(&dc_cur_dict);
   t->node = DC_ROOT;
   t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
@@ -160,7 +165,7 @@ typedef struct start_arg {
 
 static void *thread_start(void *p) {
   start_arg a;
-  memcpy(&a, p, sizeof a);
+  a = *(start_arg *)p;
   dc_munmap(p, sizeof a);
   pending_serial = a.serial + 1;
   dc_thread_init_current();
@@ -174,12 +179,20 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   static pthread_create_fn real;
   if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real) dc_die("dacce: cannot find the real pthread_create\n");
+  dc_thread *self = dc_cur();
   dacce_ctx c;
-  dc_capture(dc_cur(), &c);
+  dc_capture(self, &c);
   start_arg *a = dc_mmap(sizeof *a);
   a->fn = fn;
   a->arg = arg;
   a->serial = dc_thread_new_serial(&c);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, a->serial);
+  rec->created_pc = (uintptr_t)__builtin_return_address(0) - 1;
+  /* everything the creator did so far happens before the new thread */
+  if (!self->rd.disabled) {
+    rd_vc_copy(&rec->start_vc, &self->rd.vc);
+    rd_tick(&self->rd);
+  }
   int r = real(th, attr, thread_start, a);
   if (r) dc_munmap(a, sizeof *a);
   return r;

@@ -1,22 +1,92 @@
-/* racedet.h: the race detector's event interface.  The instrumentation ABI
- * (tsan_abi.c) and the interceptors call these; the happens-before engine
- * behind them is issue #3.  Until it lands they accept and ignore events. */
+/* racedet.h: the race detector's interface.  The instrumentation ABI
+ * (tsan_abi.c) and the interceptors (intercept_*.c) call these.
+ *
+ * Happens-before with vector clocks and epochs (FastTrack): a thread's clock
+ * advances at each release; an access is recorded as (thread, epoch) in its
+ * shadow cell; a previous access races with the current one when they touch
+ * the same bytes from different threads, at least one writes, not both are
+ * atomic, and the previous epoch is not covered by the current thread's clock.
+ */
 #ifndef DACCE_RACEDET_H
 #define DACCE_RACEDET_H
 #include <stdint.h>
 
-enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
+#include "../encoder/internal.h"
+#include "../shadow/shadow.h"
 
-static inline void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  (void)addr, (void)size, (void)is_write, (void)pc;
-}
-static inline void rd_range(uintptr_t addr, unsigned long size, int is_write, uintptr_t pc) {
-  (void)addr, (void)size, (void)is_write, (void)pc;
-}
-static inline void rd_atomic(uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
-  (void)addr, (void)size, (void)kind, (void)mo, (void)pc;
-}
-static inline void rd_fence(int mo) { (void)mo; }
-static inline void rd_sync_acquire(uintptr_t addr) { (void)addr; }
-static inline void rd_sync_release(uintptr_t addr) { (void)addr; }
+enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
+/* The pc a free() is recorded with: reports show it as "free". */
+#define RD_PC_FREE ((uintptr_t)1)
+#define RD_DELTA_UNKNOWN 0x80000000u
+#define RD_DELTA_FREE 0x80000001u
+
+/* ------------------------------------------------------------ accesses (access.c) */
+void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
+void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
+void rd_atomic(uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc);
+void rd_fence(int mo);
+/* Mark freed memory: later unsynchronised accesses are use-after-free. */
+void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);
+
+/* ------------------------------------------------------------ clocks (clock.c) */
+void rd_vc_ensure(rd_vc *v, uint32_t n);
+void rd_vc_join(rd_vc *dst, const rd_vc *src);
+void rd_vc_copy(rd_vc *dst, const rd_vc *src);
+void rd_vc_free(rd_vc *v);
+static inline uint32_t rd_vc_get(const rd_vc *v, uint32_t tid) { return tid < v->n ? v->c[tid] : 0; }
+
+/* ------------------------------------------------------------ threads (rd_thread.c) */
+rd_thread *rd_cur(void);         /* detector state of the calling thread */
+void rd_thread_start(dc_thread *t); /* called when a thread's state is made */
+void rd_thread_finish(dc_thread *t);
+void rd_tick(rd_thread *r);      /* advance own epoch (after a release) */
+/* The interned handle of the calling thread's current context. */
+uint32_t rd_ctx_handle(dc_thread *t);
+/* Context handles: the interned snapshots the shadow refers to. */
+typedef struct rd_ctxrec {
+  uint64_t id;
+  uint32_t node, cc, ts, thread;
+} rd_ctxrec;
+const rd_ctxrec *rd_ctx_get(uint32_t handle);
+
+/* ------------------------------------------------------------ sync objects (sync.c) */
+typedef struct rd_sync {
+  uintptr_t addr;
+  rd_vc vc;  /* released by writers / unlockers / posters */
+  rd_vc rvc; /* released by read-unlockers (rwlock) */
+  struct rd_sync *next;
+  _Atomic int lock;
+  uint32_t owner_tid, recursion;
+} rd_sync;
+rd_sync *rd_sync_get(uintptr_t addr, int create); /* returned locked */
+void rd_sync_unlock(rd_sync *s);
+void rd_sync_forget(uintptr_t addr, uintptr_t size);
+void rd_acquire(uintptr_t addr);      /* thread clock joins the object's */
+void rd_release(uintptr_t addr);      /* object's clock joins the thread's; tick */
+void rd_acquire_read_releases(uintptr_t addr); /* also the rwlock readers' clock */
+void rd_release_read(uintptr_t addr);          /* rwlock read unlock */
+static inline void rd_sync_acquire(uintptr_t addr) { rd_acquire(addr); }
+static inline void rd_sync_release(uintptr_t addr) { rd_release(addr); }
+void rd_mutex_locked(uintptr_t addr);   /* bookkeeping for reports */
+void rd_mutex_unlocked(uintptr_t addr);
+
+/* ------------------------------------------------------------ reports (report.c) */
+typedef struct rd_access_desc {
+  unsigned tid;
+  int is_write, is_atomic, freed;
+  unsigned size;
+  uintptr_t addr, pc;
+  uint32_t ctx; /* context handle (0 = unknown) */
+} rd_access_desc;
+DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
+uint64_t rd_reports_count(void);
+
+/* ------------------------------------------------------------ heap (intercept_heap.c) */
+typedef struct rd_block {
+  uintptr_t addr, size;
+  uint32_t tid, ctx;
+  uintptr_t pc;
+} rd_block;
+int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
+
 #endif

@@ -1,0 +1,198 @@
+/* access.c: the per-access check over the four cells of a granule.
+ *
+ * Each cell is one earlier access (thread, epoch, bytes, read/write/atomic,
+ * context).  The current access races with a cell from another thread when
+ * the bytes overlap, one of them writes, not both are atomic, and the cell's
+ * epoch is not covered by the current thread's clock.  Then it is stored:
+ * over a cell it subsumes (same thread and same bytes, or a cell that happens
+ * before it, whose bytes it covers, and that is a read or it is a write, so
+ * no later access can race with that cell but not with this one), else into
+ * an empty cell, else over a cell chosen by a rotating victim (the only place
+ * history is lost, as in ThreadSanitizer: more than four concurrent distinct
+ * accesses to one granule).  Same thread, same epoch, same bytes and kind:
+ * nothing to do, the common case in loops.  No locks. */
+#include <sched.h>
+#include <string.h>
+
+#include "racedet.h"
+
+static inline unsigned size_log(unsigned size) {
+  return size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+}
+
+/* w1 of the current access: context handle and pc relative to its function */
+static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
+  uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
+  uintptr_t base = dc_node_at(t->node)->pc;
+  int64_t d = (int64_t)(pc - base);
+  uint32_t delta = pc == RD_PC_FREE ? RD_DELTA_FREE
+                   : (d > INT32_MIN + 1 && d <= INT32_MAX) ? (uint32_t)(int32_t)d
+                                                            : RD_DELTA_UNKNOWN;
+  return (uint64_t)h | ((uint64_t)delta << 32);
+}
+
+/* pc back from a cell's w1 */
+static uintptr_t cell_pc(uint64_t w1) {
+  const rd_ctxrec *c = rd_ctx_get((uint32_t)w1);
+  uint32_t delta = (uint32_t)(w1 >> 32);
+  if (!c || delta == RD_DELTA_UNKNOWN || delta == RD_DELTA_FREE) return 0;
+  return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)(int32_t)delta;
+}
+
+DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
+                         const sh_cell *prev_cell, uint64_t prev_w0) {
+  /* w1 may be mid-update by its writer: accept it only with a matching check */
+  uint64_t w1 = 0;
+  for (int i = 0; i < 4; i++) {
+    w1 = atomic_load_explicit(&prev_cell->w1, memory_order_acquire);
+    if (sh_check_ok(prev_w0, w1)) break;
+    w1 = 0;
+  }
+  uintptr_t base = addr & ~(uintptr_t)7;
+  rd_access_desc c = {.tid = t->rd.tid, .is_write = !!(cur & SH_WRITE),
+                      .is_atomic = !!(cur & SH_ATOMIC), .freed = pc == RD_PC_FREE,
+                      .size = 1u << SH_SIZELOG(cur), .addr = addr,
+                      .pc = pc == RD_PC_FREE ? 0 : pc, .ctx = rd_ctx_handle(t)};
+  rd_access_desc p = {.tid = SH_TID(prev_w0), .is_write = !!(prev_w0 & SH_WRITE),
+                      .is_atomic = !!(prev_w0 & SH_ATOMIC),
+                      .freed = w1 && (uint32_t)(w1 >> 32) == RD_DELTA_FREE,
+                      .size = 1u << SH_SIZELOG(prev_w0), .addr = base + SH_OFF(prev_w0),
+                      .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1};
+  rd_report_race(&c, &p);
+}
+
+/* Does the previous access prev conflict with cur and not happen before it? */
+static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
+  if (!prev || SH_TID(prev) == r->tid) return 0;
+  if (!((prev | cur) & SH_WRITE)) return 0;
+  if ((prev & cur & SH_ATOMIC)) return 0;
+  if (!sh_overlap(prev, cur)) return 0;
+  return SH_EPOCH(prev) > rd_vc_get(&r->vc, SH_TID(prev));
+}
+
+/* Can cell p be overwritten by the current access without losing a race
+ * that only p could show? */
+static inline int subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
+  if (!p) return 1;
+  int covers = SH_OFF(cur) <= SH_OFF(p) &&
+               SH_OFF(p) + (1u << SH_SIZELOG(p)) <= SH_OFF(cur) + (1u << SH_SIZELOG(cur));
+  if (!covers) return 0;
+  if ((p & SH_WRITE) && !(cur & SH_WRITE)) return 0;
+  if ((p & SH_ATOMIC) != (cur & SH_ATOMIC)) return 0;
+  return SH_TID(p) == r->tid || SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
+}
+
+static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
+                              uintptr_t pc) {
+  sh_granule *g = sh_granule_of(addr);
+  if (dc_unlikely(!g)) return;
+  rd_thread *r = &t->rd;
+  uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
+  uint64_t c[SH_CELLS];
+  for (int i = 0; i < SH_CELLS; i++) {
+    c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
+    /* already recorded in this epoch: nothing can change */
+    if ((c[i] & ~0xff00ull) == cur) return;
+  }
+  for (int i = 0; i < SH_CELLS; i++)
+    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
+  int slot = -1;
+  for (int i = 0; i < SH_CELLS; i++)
+    if (subsumed(r, c[i], cur)) {
+      if (slot < 0)
+        slot = i;
+      else if (c[i]) /* a second subsumed cell is dead weight */
+        atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+    }
+  if (slot < 0) slot = (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
+  uint64_t w1 = make_w1(t, pc);
+  atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
+  atomic_store_explicit(&g->c[slot].w0,
+                        sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, w1),
+                        memory_order_release);
+}
+
+void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (dc_unlikely(!t) || dc_unlikely(t->rd.ignore_accesses | t->in_runtime)) return;
+  uint64_t flags = is_write ? SH_WRITE : 0;
+  if (dc_likely((addr & 7) + size <= 8)) {
+    access_one(t, addr, size, flags, pc);
+    return;
+  }
+  rd_range(addr, size, is_write, pc);
+}
+
+/* Ranges and unaligned accesses: granule by granule, clipped. */
+void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
+  uint64_t flags = is_write ? SH_WRITE : 0;
+  uintptr_t end = addr + size;
+  while (addr < end) {
+    uintptr_t gend = (addr | 7) + 1;
+    uintptr_t n = (end < gend ? end : gend) - addr;
+    /* a piece not a power of two is recorded as its largest aligned part */
+    unsigned sz = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+    if ((addr & (sz - 1)) != 0) sz = 1;
+    access_one(t, addr, sz, flags, pc);
+    addr += sz;
+  }
+}
+
+void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
+  /* freeing is a write to the whole block: it races with unsynchronised
+   * earlier accesses, and later ones race with it (use after free) */
+  dc_thread *t = dc_tls;
+  if (!t || t->rd.ignore_accesses) return;
+  uintptr_t n = size < (1u << 16) ? size : (1u << 16); /* bound the cost */
+  rd_range(addr, n, 1, pc);
+}
+
+/* ------------------------------------------------------------ atomics */
+void rd_atomic(uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  rd_thread *r = &t->rd;
+  if (!r->ignore_accesses && (addr & 7) + size <= 8)
+    access_one(t, addr, size, SH_ATOMIC | (kind == RD_LOAD ? 0 : SH_WRITE), pc);
+  if (r->ignore_sync || r->disabled) return;
+  int acq = kind != RD_STORE && (mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_CONSUME ||
+                                 mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST);
+  int rel = kind != RD_LOAD && (mo == __ATOMIC_RELEASE || mo == __ATOMIC_ACQ_REL ||
+                                mo == __ATOMIC_SEQ_CST);
+  if (acq) {
+    rd_acquire(addr);
+  } else if (kind != RD_STORE) {
+    /* relaxed read: an acquire fence later makes it synchronise */
+    rd_sync *s = rd_sync_get(addr, 0);
+    if (s) {
+      rd_vc_join(&r->acq_fence, &s->vc);
+      rd_sync_unlock(s);
+    }
+  }
+  if (rel) {
+    rd_release(addr);
+  } else if (kind != RD_LOAD && r->has_rel_fence) {
+    /* relaxed write after a release fence: releases the fence's clock */
+    rd_sync *s = rd_sync_get(addr, 1);
+    rd_vc_join(&s->vc, &r->rel_fence);
+    rd_sync_unlock(s);
+  }
+}
+
+/* Fences (ThreadSanitizer ignores them).  An acquire fence makes earlier
+ * relaxed loads acquire; a release fence makes later relaxed stores release. */
+void rd_fence(int mo) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  rd_thread *r = &t->rd;
+  if (r->ignore_sync || r->disabled) return;
+  if (mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST)
+    rd_vc_join(&r->vc, &r->acq_fence);
+  if (mo == __ATOMIC_RELEASE || mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST) {
+    rd_vc_copy(&r->rel_fence, &r->vc);
+    r->has_rel_fence = 1;
+    rd_tick(r);
+  }
+}

@@ -1,0 +1,37 @@
+/* clock.c: vector clocks, indexed by thread slot, grown on demand. */
+#include <string.h>
+
+#include "racedet.h"
+
+void rd_vc_ensure(rd_vc *v, uint32_t n) {
+  if (n <= v->cap) {
+    if (n > v->n) v->n = n;
+    return;
+  }
+  uint32_t cap = v->cap ? v->cap : 8;
+  while (cap < n) cap *= 2;
+  uint32_t *c = dc_alloc((size_t)cap * 4);
+  for (uint32_t i = 0; i < v->n; i++) c[i] = v->c[i];
+  dc_free(v->c, (size_t)v->cap * 4);
+  v->c = c;
+  v->cap = cap;
+  v->n = n;
+}
+
+void rd_vc_join(rd_vc *dst, const rd_vc *src) {
+  if (src->n > dst->n) rd_vc_ensure(dst, src->n);
+  for (uint32_t i = 0; i < src->n; i++)
+    if (src->c[i] > dst->c[i]) dst->c[i] = src->c[i];
+}
+
+void rd_vc_copy(rd_vc *dst, const rd_vc *src) {
+  rd_vc_ensure(dst, src->n);
+  for (uint32_t i = 0; i < src->n; i++) dst->c[i] = src->c[i];
+  for (uint32_t i = src->n; i < dst->n; i++) dst->c[i] = 0;
+}
+
+void rd_vc_free(rd_vc *v) {
+  dc_free(v->c, (size_t)v->cap * 4);
+  v->c = 0;
+  v->n = v->cap = 0;
+}

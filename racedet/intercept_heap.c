@@ -1,0 +1,179 @@
+/* intercept_heap.c: the malloc family.  C++ new/delete reach these through
+ * libstdc++, so every heap block is seen.
+ *
+ * Allocation: fresh memory has no history (shadow reset) and the block is
+ * recorded with its size, thread and context, for reports.  Free: a write to
+ * the block by the freeing thread, with the special pc "free", so that an
+ * unsynchronised access afterwards is reported as heap-use-after-free with
+ * the freeing context; sync objects inside the block are forgotten.
+ * The real allocator is glibc's, reached through its __libc_* entry points,
+ * which need no dlsym bootstrap. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <malloc.h>
+#include <sched.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "racedet.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+#define PC() ((uintptr_t)__builtin_return_address(0))
+
+/* ------------------------------------------------------------ block table */
+/* Open addressing by block address, striped locks, tombstones. */
+#define NSTRIPES 64
+typedef struct stripe {
+  _Atomic int lock;
+  rd_block *slots;
+  uint32_t cap, used, live;
+} stripe;
+static stripe stripes[NSTRIPES];
+#define TOMB ((uintptr_t)1)
+
+static inline uint64_t bhash(uintptr_t a) { return dc_hash(&a, sizeof a); }
+static stripe *stripe_of(uint64_t h) { return &stripes[h & (NSTRIPES - 1)]; }
+static void slock(stripe *s) {
+  while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)) sched_yield();
+}
+static void sunlock(stripe *s) { atomic_store_explicit(&s->lock, 0, memory_order_release); }
+
+static void put_locked(stripe *s, const rd_block *b);
+static void grow(stripe *s) {
+  rd_block *old = s->slots;
+  uint32_t ocap = s->cap;
+  s->cap = ocap ? ocap * 2 : 1024;
+  s->slots = dc_alloc((size_t)s->cap * sizeof(rd_block));
+  s->used = s->live = 0;
+  for (uint32_t i = 0; i < ocap; i++)
+    if (old[i].addr > TOMB) put_locked(s, &old[i]);
+  dc_free(old, (size_t)ocap * sizeof(rd_block));
+}
+static void put_locked(stripe *s, const rd_block *b) {
+  if ((s->used + 1) * 4 > s->cap * 3) grow(s);
+  uint32_t i = (uint32_t)(bhash(b->addr) >> 32) & (s->cap - 1);
+  while (s->slots[i].addr > TOMB && s->slots[i].addr != b->addr) i = (i + 1) & (s->cap - 1);
+  if (s->slots[i].addr == 0) s->used++;
+  if (s->slots[i].addr != b->addr) s->live++;
+  s->slots[i] = *b;
+}
+/* remove and return the block at addr */
+static int take(uintptr_t addr, rd_block *out) {
+  stripe *s = stripe_of(bhash(addr));
+  slock(s);
+  int found = 0;
+  if (s->cap) {
+    uint32_t i = (uint32_t)(bhash(addr) >> 32) & (s->cap - 1);
+    while (s->slots[i].addr != 0) {
+      if (s->slots[i].addr == addr) {
+        *out = s->slots[i];
+        s->slots[i].addr = TOMB;
+        s->live--;
+        found = 1;
+        break;
+      }
+      i = (i + 1) & (s->cap - 1);
+    }
+  }
+  sunlock(s);
+  return found;
+}
+
+/* For reports: the live block containing addr (a scan; reports are rare). */
+int rd_heap_find(uintptr_t addr, rd_block *out) {
+  for (int k = 0; k < NSTRIPES; k++) {
+    stripe *s = &stripes[k];
+    slock(s);
+    for (uint32_t i = 0; i < s->cap; i++) {
+      const rd_block *b = &s->slots[i];
+      if (b->addr > TOMB && addr - b->addr < (b->size ? b->size : 1)) {
+        *out = *b;
+        sunlock(s);
+        return 1;
+      }
+    }
+    sunlock(s);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ events */
+static void on_alloc(void *p, size_t size, uintptr_t pc) {
+  if (!p) return;
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  sh_reset((uintptr_t)p, size);
+  rd_block b = {(uintptr_t)p, size, t->rd.tid, rd_ctx_handle(t), pc};
+  stripe *s = stripe_of(bhash(b.addr));
+  slock(s);
+  put_locked(s, &b);
+  sunlock(s);
+}
+
+static void on_free(void *p, uintptr_t pc) {
+  if (!p) return;
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  rd_block b;
+  if (!take((uintptr_t)p, &b)) return;
+  (void)pc;
+  rd_free_range(b.addr, b.size, RD_PC_FREE);
+  rd_sync_forget(b.addr, b.size);
+}
+
+/* ------------------------------------------------------------ interceptors */
+DC_EXPORT void *malloc(size_t n) {
+  void *p = __libc_malloc(n);
+  on_alloc(p, n, PC());
+  return p;
+}
+DC_EXPORT void *calloc(size_t n, size_t m) {
+  void *p = __libc_calloc(n, m);
+  on_alloc(p, n * m, PC());
+  return p;
+}
+DC_EXPORT void *realloc(void *old, size_t n) {
+  if (old) on_free(old, PC());
+  void *p = __libc_realloc(old, n);
+  on_alloc(p, n, PC());
+  return p;
+}
+DC_EXPORT void free(void *p) {
+  on_free(p, PC());
+  __libc_free(p);
+}
+DC_EXPORT void cfree(void *p) { free(p); }
+DC_EXPORT void *memalign(size_t a, size_t n) {
+  void *p = __libc_memalign(a, n);
+  on_alloc(p, n, PC());
+  return p;
+}
+DC_EXPORT void *aligned_alloc(size_t a, size_t n) {
+  void *p = __libc_memalign(a, n);
+  on_alloc(p, n, PC());
+  return p;
+}
+DC_EXPORT int posix_memalign(void **out, size_t a, size_t n) {
+  if (a < sizeof(void *) || (a & (a - 1))) return EINVAL;
+  void *p = __libc_memalign(a, n);
+  if (!p) return ENOMEM;
+  on_alloc(p, n, PC());
+  *out = p;
+  return 0;
+}
+DC_EXPORT void *valloc(size_t n) {
+  void *p = __libc_memalign(4096, n);
+  on_alloc(p, n, PC());
+  return p;
+}
+DC_EXPORT void *pvalloc(size_t n) {
+  size_t r = (n + 4095) & ~(size_t)4095;
+  void *p = __libc_memalign(4096, r ? r : 4096);
+  on_alloc(p, r, PC());
+  return p;
+}

@@ -1,0 +1,315 @@
+/* intercept_pthread.c: happens-before from the pthread and POSIX semaphore
+ * primitives.  Acquire after the real call succeeds; release before the real
+ * call lets another thread in.  pthread_cond_wait is modelled as unlock, wait,
+ * lock (glibc relocks the mutex internally, out of our sight).  Thread
+ * create/join are in encoder/thread.c (they also carry the ancestry). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
+
+#include "racedet.h"
+
+#define REAL(ret, name, ...)                                                      \
+  static ret (*real_##name)(__VA_ARGS__);                                         \
+  if (!real_##name) {                                                             \
+    real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name);                   \
+    if (!real_##name) dc_die("dacce: cannot find the real %s\n", #name);          \
+  }
+
+#define A(p) ((uintptr_t)(p))
+#define RD_TAG_READ 1u /* held[] entry of a read-locked rwlock */
+
+static void locked(uintptr_t m, int ok) {
+  if (!ok) return;
+  rd_acquire(m);
+  rd_mutex_locked(m);
+}
+
+/* ------------------------------------------------------------ mutex */
+DC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m) {
+  REAL(int, pthread_mutex_lock, pthread_mutex_t *);
+  int r = real_pthread_mutex_lock(m);
+  locked(A(m), r == 0 || r == EOWNERDEAD);
+  return r;
+}
+DC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) {
+  REAL(int, pthread_mutex_trylock, pthread_mutex_t *);
+  int r = real_pthread_mutex_trylock(m);
+  locked(A(m), r == 0 || r == EOWNERDEAD);
+  return r;
+}
+DC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts) {
+  REAL(int, pthread_mutex_timedlock, pthread_mutex_t *, const struct timespec *);
+  int r = real_pthread_mutex_timedlock(m, ts);
+  locked(A(m), r == 0 || r == EOWNERDEAD);
+  return r;
+}
+DC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t c, const struct timespec *ts) {
+  REAL(int, pthread_mutex_clocklock, pthread_mutex_t *, clockid_t, const struct timespec *);
+  int r = real_pthread_mutex_clocklock(m, c, ts);
+  locked(A(m), r == 0 || r == EOWNERDEAD);
+  return r;
+}
+DC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) {
+  REAL(int, pthread_mutex_unlock, pthread_mutex_t *);
+  rd_release(A(m));
+  rd_mutex_unlocked(A(m));
+  return real_pthread_mutex_unlock(m);
+}
+DC_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) {
+  REAL(int, pthread_mutex_init, pthread_mutex_t *, const pthread_mutexattr_t *);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_mutex_init(m, a);
+}
+DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
+  REAL(int, pthread_mutex_destroy, pthread_mutex_t *);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_mutex_destroy(m);
+}
+
+/* ------------------------------------------------------------ spinlock */
+DC_EXPORT int pthread_spin_lock(pthread_spinlock_t *m) {
+  REAL(int, pthread_spin_lock, pthread_spinlock_t *);
+  int r = real_pthread_spin_lock(m);
+  locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *m) {
+  REAL(int, pthread_spin_trylock, pthread_spinlock_t *);
+  int r = real_pthread_spin_trylock(m);
+  locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *m) {
+  REAL(int, pthread_spin_unlock, pthread_spinlock_t *);
+  rd_release(A(m));
+  rd_mutex_unlocked(A(m));
+  return real_pthread_spin_unlock(m);
+}
+
+/* ------------------------------------------------------------ rwlock */
+/* Readers acquire what writers released; writers also acquire what readers
+ * released; readers do not synchronise with each other. */
+static void read_locked(uintptr_t m, int ok) {
+  if (!ok) return;
+  rd_acquire(m);
+  rd_mutex_locked(m | RD_TAG_READ);
+}
+static void write_locked(uintptr_t m, int ok) {
+  if (!ok) return;
+  rd_acquire_read_releases(m);
+  rd_mutex_locked(m);
+}
+DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
+  int r = real_pthread_rwlock_rdlock(m);
+  read_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_tryrdlock, pthread_rwlock_t *);
+  int r = real_pthread_rwlock_tryrdlock(m);
+  read_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *m, const struct timespec *ts) {
+  REAL(int, pthread_rwlock_timedrdlock, pthread_rwlock_t *, const struct timespec *);
+  int r = real_pthread_rwlock_timedrdlock(m, ts);
+  read_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
+  int r = real_pthread_rwlock_wrlock(m);
+  write_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_trywrlock, pthread_rwlock_t *);
+  int r = real_pthread_rwlock_trywrlock(m);
+  write_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *m, const struct timespec *ts) {
+  REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t *, const struct timespec *);
+  int r = real_pthread_rwlock_timedwrlock(m, ts);
+  write_locked(A(m), r == 0);
+  return r;
+}
+DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_unlock, pthread_rwlock_t *);
+  rd_thread *r = rd_cur();
+  uint32_t n = r->nheld < 16 ? r->nheld : 16;
+  int as_reader = 0;
+  for (uint32_t i = n; i-- > 0;)
+    if ((r->held[i] & ~(uintptr_t)RD_TAG_READ) == A(m)) {
+      as_reader = r->held[i] & RD_TAG_READ;
+      break;
+    }
+  if (as_reader) {
+    rd_release_read(A(m));
+    rd_mutex_unlocked(A(m) | RD_TAG_READ);
+  } else {
+    rd_release(A(m));
+    rd_mutex_unlocked(A(m));
+  }
+  return real_pthread_rwlock_unlock(m);
+}
+DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {
+  REAL(int, pthread_rwlock_destroy, pthread_rwlock_t *);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_rwlock_destroy(m);
+}
+
+/* ------------------------------------------------------------ condition variables */
+static void before_wait(pthread_mutex_t *m) {
+  rd_release(A(m));
+  rd_mutex_unlocked(A(m));
+}
+static void after_wait(pthread_cond_t *c, pthread_mutex_t *m) {
+  rd_acquire(A(c));
+  locked(A(m), 1);
+}
+DC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
+  REAL(int, pthread_cond_wait, pthread_cond_t *, pthread_mutex_t *);
+  before_wait(m);
+  int r = real_pthread_cond_wait(c, m);
+  after_wait(c, m);
+  return r;
+}
+DC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                     const struct timespec *ts) {
+  REAL(int, pthread_cond_timedwait, pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+  before_wait(m);
+  int r = real_pthread_cond_timedwait(c, m, ts);
+  after_wait(c, m);
+  return r;
+}
+DC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                     const struct timespec *ts) {
+  REAL(int, pthread_cond_clockwait, pthread_cond_t *, pthread_mutex_t *, clockid_t,
+       const struct timespec *);
+  before_wait(m);
+  int r = real_pthread_cond_clockwait(c, m, clk, ts);
+  after_wait(c, m);
+  return r;
+}
+DC_EXPORT int pthread_cond_signal(pthread_cond_t *c) {
+  REAL(int, pthread_cond_signal, pthread_cond_t *);
+  rd_release(A(c));
+  return real_pthread_cond_signal(c);
+}
+DC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c) {
+  REAL(int, pthread_cond_broadcast, pthread_cond_t *);
+  rd_release(A(c));
+  return real_pthread_cond_broadcast(c);
+}
+DC_EXPORT int pthread_cond_destroy(pthread_cond_t *c) {
+  REAL(int, pthread_cond_destroy, pthread_cond_t *);
+  rd_sync_forget(A(c), 1);
+  return real_pthread_cond_destroy(c);
+}
+
+/* ------------------------------------------------------------ barrier */
+/* Every arrival releases before it blocks, so each departure acquires all. */
+DC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b) {
+  REAL(int, pthread_barrier_wait, pthread_barrier_t *);
+  rd_release(A(b));
+  int r = real_pthread_barrier_wait(b);
+  rd_acquire(A(b));
+  return r;
+}
+DC_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b) {
+  REAL(int, pthread_barrier_destroy, pthread_barrier_t *);
+  rd_sync_forget(A(b), 1);
+  return real_pthread_barrier_destroy(b);
+}
+
+/* ------------------------------------------------------------ once */
+/* The thread that runs the initialiser releases when it is done; every
+ * caller acquires on the way out.  Nested once calls keep a small stack. */
+static DC_TLS void (*once_fn[8])(void);
+static DC_TLS pthread_once_t *once_obj[8];
+static DC_TLS int once_depth;
+static void once_trampoline(void) {
+  int d = once_depth - 1;
+  once_fn[d]();
+  rd_release(A(once_obj[d]));
+}
+DC_EXPORT int pthread_once(pthread_once_t *o, void (*fn)(void)) {
+  REAL(int, pthread_once, pthread_once_t *, void (*)(void));
+  if (once_depth >= 8) return real_pthread_once(o, fn);
+  once_fn[once_depth] = fn;
+  once_obj[once_depth] = o;
+  once_depth++;
+  int r = real_pthread_once(o, once_trampoline);
+  once_depth--;
+  rd_acquire(A(o));
+  return r;
+}
+
+/* ------------------------------------------------------------ semaphores */
+DC_EXPORT int sem_post(sem_t *s) {
+  REAL(int, sem_post, sem_t *);
+  rd_release(A(s));
+  return real_sem_post(s);
+}
+DC_EXPORT int sem_wait(sem_t *s) {
+  REAL(int, sem_wait, sem_t *);
+  int r = real_sem_wait(s);
+  if (r == 0) rd_acquire(A(s));
+  return r;
+}
+DC_EXPORT int sem_trywait(sem_t *s) {
+  REAL(int, sem_trywait, sem_t *);
+  int r = real_sem_trywait(s);
+  if (r == 0) rd_acquire(A(s));
+  return r;
+}
+DC_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts) {
+  REAL(int, sem_timedwait, sem_t *, const struct timespec *);
+  int r = real_sem_timedwait(s, ts);
+  if (r == 0) rd_acquire(A(s));
+  return r;
+}
+DC_EXPORT int sem_clockwait(sem_t *s, clockid_t c, const struct timespec *ts) {
+  REAL(int, sem_clockwait, sem_t *, clockid_t, const struct timespec *);
+  int r = real_sem_clockwait(s, c, ts);
+  if (r == 0) rd_acquire(A(s));
+  return r;
+}
+DC_EXPORT int sem_destroy(sem_t *s) {
+  REAL(int, sem_destroy, sem_t *);
+  rd_sync_forget(A(s), 1);
+  return real_sem_destroy(s);
+}
+
+/* ------------------------------------------------------------ join */
+/* A thread's exit releases into an object keyed by its pthread_t
+ * (encoder/thread.c); join acquires it and retires the key. */
+static void joined(pthread_t th, int ok) {
+  if (!ok) return;
+  rd_acquire(A(th));
+  rd_sync_forget(A(th), 1);
+}
+DC_EXPORT int pthread_join(pthread_t th, void **ret) {
+  REAL(int, pthread_join, pthread_t, void **);
+  int r = real_pthread_join(th, ret);
+  joined(th, r == 0);
+  return r;
+}
+DC_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret) {
+  REAL(int, pthread_tryjoin_np, pthread_t, void **);
+  int r = real_pthread_tryjoin_np(th, ret);
+  joined(th, r == 0);
+  return r;
+}
+DC_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *ts) {
+  REAL(int, pthread_timedjoin_np, pthread_t, void **, const struct timespec *);
+  int r = real_pthread_timedjoin_np(th, ret, ts);
+  joined(th, r == 0);
+  return r;
+}

@@ -1,0 +1,114 @@
+/* rd_thread.c: the detector's per-thread state, thread start/exit
+ * synchronisation, and the interning of contexts for shadow cells.
+ *
+ * A shadow cell names the accessing context by a 32-bit handle: the encoder's
+ * snapshot {ts, node, id, cc} (plus the thread) interned in a global table.
+ * The encoder invalidates the thread's handle at every call and return; the
+ * first access afterwards re-interns, normally through a small per-thread
+ * cache, so a handle costs a few compares per function invocation that
+ * touches memory, and nothing per access. */
+#include <sched.h>
+#include <string.h>
+
+#include "racedet.h"
+
+static dc_vec ctx_tab; /* rd_ctxrec by handle; 0 unused */
+static dc_index ctx_index;
+static _Atomic int ctx_lock;
+#define MAX_CTX (1u << 28)
+
+void rd_init(void) {
+  dc_vec_init(&ctx_tab, sizeof(rd_ctxrec), MAX_CTX);
+  atomic_store(&ctx_tab.n, 1);
+  dc_index_init(&ctx_index, 12);
+}
+
+const rd_ctxrec *rd_ctx_get(uint32_t h) {
+  if (!h || h >= atomic_load_explicit(&ctx_tab.n, memory_order_acquire)) return 0;
+  return dc_vec_at(&ctx_tab, h);
+}
+
+static int rec_eq(const rd_ctxrec *a, const rd_ctxrec *b) {
+  return a->id == b->id && a->node == b->node && a->cc == b->cc && a->ts == b->ts &&
+         a->thread == b->thread;
+}
+
+static uint32_t intern(const rd_ctxrec *k) {
+  uint64_t h = dc_hash(k, sizeof *k);
+  for (int locked = 0;; locked = 1) {
+    const dc_itab *t = dc_index_tab(&ctx_index);
+    uint32_t pos = (uint32_t)(h >> 32), i;
+    while ((i = dc_index_next(t, h, &pos)))
+      if (rec_eq(dc_vec_at(&ctx_tab, i), k)) {
+        if (locked) atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+        return i;
+      }
+    if (locked) break;
+    while (atomic_exchange_explicit(&ctx_lock, 1, memory_order_acquire)) sched_yield();
+  }
+  uint32_t i = atomic_load_explicit(&ctx_tab.n, memory_order_relaxed);
+  if (i >= MAX_CTX) dc_die("dacce: too many distinct access contexts\n");
+  *(rd_ctxrec *)dc_vec_at(&ctx_tab, i) = *k;
+  atomic_store_explicit(&ctx_tab.n, i + 1, memory_order_release);
+  dc_index_insert(&ctx_index, h, i);
+  atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+  return i;
+}
+
+DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
+  if (t->ctx_handle) return t->ctx_handle;
+  dacce_ctx c;
+  dc_capture(t, &c);
+  rd_ictx *e = &t->rd.ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40)) *
+                                        0x9E3779B97F4A7C15ull) >> (64 - RD_ICTX_BITS))];
+  if (e->handle && e->id == c.id && e->node == c.node && e->cc == c.cc && e->ts == c.ts)
+    return t->ctx_handle = e->handle;
+  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread};
+  uint32_t h = intern(&k);
+  e->id = c.id;
+  e->node = c.node;
+  e->cc = c.cc;
+  e->ts = c.ts;
+  e->handle = h;
+  return t->ctx_handle = h;
+}
+
+rd_thread *rd_cur(void) { return &dc_cur()->rd; }
+
+void rd_tick(rd_thread *r) {
+  r->epoch++;
+  r->vc.c[r->tid] = r->epoch;
+}
+
+/* A thread starts after everything its creator did before pthread_create. */
+void rd_thread_start(dc_thread *t) {
+  rd_thread *r = &t->rd;
+  if (t->serial > SH_MAX_TID) {
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      dc_printf("==dacce== warning: more than %u threads; race detection is off for later "
+                "threads\n", SH_MAX_TID);
+    r->disabled = 1;
+    r->ignore_accesses = 1;
+    return;
+  }
+  r->tid = t->serial;
+  rd_vc_ensure(&r->vc, r->tid + 1);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
+  if (rec->has_creator) rd_vc_join(&r->vc, &rec->start_vc);
+  r->epoch = rd_vc_get(&r->vc, r->tid) + 1;
+  r->vc.c[r->tid] = r->epoch;
+}
+
+/* Its end happens before a join. */
+void rd_thread_finish(dc_thread *t) {
+  rd_thread *r = &t->rd;
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
+  if (!r->disabled) {
+    rd_vc_copy(&rec->end_vc, &r->vc);
+    atomic_store_explicit(&rec->end_ready, 1, memory_order_release);
+  }
+  rd_vc_free(&r->vc);
+  rd_vc_free(&r->acq_fence);
+  rd_vc_free(&r->rel_fence);
+}

@@ -1,0 +1,367 @@
+/* report.c: race reports.
+ *
+ * One model (struct report) is filled once from the two accesses, then
+ * rendered: as TSan-like text on stderr (symbolised in-process with the
+ * dynamic symbol tables), and/or as one raw JSON line per report (option
+ * raw_reports=PATH) with every pc as module+offset, which the dacce-race
+ * launcher symbolises out of the process with DWARF.  Each report is written
+ * with write(2) as soon as it is found: a later crash or _exit loses nothing.
+ * Reports are deduplicated by the pair of racing (context, pc). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "racedet.h"
+
+#define MAXF 256
+typedef struct stack {
+  uintptr_t pc[MAXF];
+  int n;
+  int truncated, error;
+} stack;
+
+typedef struct thread_info {
+  uint32_t tid, parent;
+  int has_parent;
+  stack created; /* creator's stack at pthread_create */
+} thread_info;
+
+typedef struct report {
+  const char *kind;
+  rd_access_desc acc[2]; /* current, previous */
+  stack st[2];
+  /* location */
+  const char *loc_kind; /* global, heap, stack, unknown */
+  char loc_name[256];
+  uintptr_t loc_addr, loc_size;
+  uint32_t alloc_tid;
+  stack alloc_st;
+  /* threads named anywhere, with ancestors */
+  thread_info threads[32];
+  int nthreads;
+  uintptr_t held[16];
+  int nheld;
+} report;
+
+static _Atomic int report_lock;
+static _Atomic uint64_t n_reports;
+static int raw_fd = -2;
+uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
+
+/* ------------------------------------------------------------ dedup */
+#define SEEN_BITS 16
+static uint64_t seen[1u << SEEN_BITS];
+static int seen_before(const rd_access_desc *a, const rd_access_desc *b) {
+  uint64_t k1[2] = {a->ctx, a->pc}, k2[2] = {b->ctx, b->pc};
+  uint64_t h1 = dc_hash(k1, sizeof k1), h2 = dc_hash(k2, sizeof k2);
+  uint64_t h = (h1 < h2 ? h1 * 31 + h2 : h2 * 31 + h1) | 1;
+  for (uint32_t i = 0; i < (1u << SEEN_BITS); i++) {
+    uint64_t *s = &seen[(h + i) & ((1u << SEEN_BITS) - 1)];
+    if (*s == h) return 1;
+    if (!*s) {
+      *s = h;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ model */
+/* A stack: the pc, then the call sites of the decoded context, innermost
+ * first, each as the address inside its call instruction (return - 1),
+ * without the entry from outside the program (libc's call of main, the
+ * thread start).  With no pc, the innermost function itself stands first. */
+static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc) {
+  static dacce_frame fr[MAXF];
+  s->n = 0;
+  int n = dacce_decode(c, fr, MAXF, 0);
+  if (n < 0) {
+    s->error = n;
+    if (pc) s->pc[s->n++] = pc;
+    return;
+  }
+  if (pc || n) s->pc[s->n++] = pc ? pc : fr[0].function;
+  for (int i = 0; i + 1 < n && s->n < MAXF; i++) s->pc[s->n++] = fr[i].callsite - 1;
+  s->truncated = n >= MAXF;
+}
+
+static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
+  const rd_ctxrec *c = rd_ctx_get(ctx);
+  if (!c) {
+    s->n = 0;
+    if (pc) s->pc[s->n++] = pc;
+    s->error = -1;
+    return;
+  }
+  dacce_ctx dc = {c->id, c->node, c->cc, c->ts, c->thread};
+  stack_of_ctx(s, &dc, pc);
+}
+
+static void add_thread(report *r, uint32_t tid) {
+  /* the thread and its ancestors, each once */
+  for (int hops = 0; hops < 32; hops++) {
+    for (int i = 0; i < r->nthreads; i++)
+      if (r->threads[i].tid == tid) return;
+    if (r->nthreads == 32 || tid >= atomic_load(&dc_threads.n)) return;
+    thread_info *ti = &r->threads[r->nthreads++];
+    const dc_thread_rec *rec = dc_vec_at(&dc_threads, tid);
+    ti->tid = tid;
+    ti->has_parent = rec->has_creator;
+    if (!rec->has_creator) return;
+    ti->parent = rec->parent;
+    /* the pc of the pthread_create call is the last call site decoded */
+    stack_of_ctx(&ti->created, &rec->created_at, rec->created_pc);
+    tid = rec->parent;
+  }
+}
+
+static void locate(report *r, uintptr_t addr) {
+  rd_block b;
+  r->loc_kind = "unknown";
+  if (rd_heap_find(addr, &b)) {
+    r->loc_kind = "heap";
+    r->loc_addr = b.addr;
+    r->loc_size = b.size;
+    r->alloc_tid = b.tid;
+    stack_of(&r->alloc_st, b.ctx, b.pc);
+    add_thread(r, b.tid);
+    return;
+  }
+  Dl_info info;
+  void *extra = 0;
+  if (dladdr1((void *)addr, &info, &extra, RTLD_DL_SYMENT) && info.dli_sname && info.dli_saddr) {
+    const ElfW(Sym) *sym = extra;
+    uintptr_t size = sym ? sym->st_size : 0;
+    if (!size || addr - (uintptr_t)info.dli_saddr < size) {
+      r->loc_kind = "global";
+      snprintf(r->loc_name, sizeof r->loc_name, "%s", info.dli_sname);
+      r->loc_addr = (uintptr_t)info.dli_saddr;
+      r->loc_size = size;
+      return;
+    }
+  }
+  uint32_t nt = atomic_load(&dc_threads.n);
+  for (uint32_t i = 0; i < nt; i++) {
+    dc_thread *t = __atomic_load_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, i))->live,
+                                   __ATOMIC_ACQUIRE);
+    if (t && addr >= t->stack_lo && addr < t->stack_hi && t->stack_hi != UINTPTR_MAX) {
+      r->loc_kind = "stack";
+      r->alloc_tid = i;
+      add_thread(r, i);
+      return;
+    }
+  }
+  /* not exported: the launcher finds static globals from the module's
+   * symbol table; give it the module and offset */
+  if (dladdr((void *)addr, &info) && info.dli_fname) {
+    r->loc_kind = "global";
+    r->loc_name[0] = 0;
+  }
+}
+
+/* ------------------------------------------------------------ rendering */
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+} buf;
+static void bput(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bput(buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (b->n < b->cap) {
+    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    if (k > 0) b->n += (size_t)k < b->cap - b->n ? (size_t)k : b->cap - b->n - 1;
+  }
+  va_end(ap);
+}
+
+static void put_pc_text(buf *b, int i, uintptr_t pc) {
+  Dl_info info;
+  bput(b, "    #%d ", i);
+  if (pc && dladdr((void *)pc, &info) && info.dli_fname) {
+    const char *mod = info.dli_fname;
+    for (const char *q = info.dli_fname; *q; q++)
+      if (*q == '/') mod = q + 1;
+    if (info.dli_sname)
+      bput(b, "%s <null> (%s+%#lx)\n", info.dli_sname, mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+    else
+      bput(b, "<unknown> (%s+%#lx)\n", mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+  } else {
+    bput(b, "%#lx\n", (unsigned long)pc);
+  }
+}
+static void put_stack_text(buf *b, const stack *s) {
+  for (int i = 0; i < s->n; i++) put_pc_text(b, i, s->pc[i]);
+  if (s->error) bput(b, "    <context could not be decoded: error %d>\n", s->error);
+  if (s->truncated) bput(b, "    ... (truncated)\n");
+}
+static const char *tname(uint32_t tid, char *tmp) {
+  if (tid == 0) return "main thread";
+  snprintf(tmp, 24, "thread T%u", tid);
+  return tmp;
+}
+
+static void render_text(const report *r, buf *b) {
+  char t1[24], t2[24];
+  bput(b, "==================\nWARNING: %s: %s (pid=%d)\n",
+       dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", r->kind, (int)getpid());
+  for (int k = 0; k < 2; k++) {
+    const rd_access_desc *a = &r->acc[k];
+    bput(b, "  %s%s%s of size %u at %#lx by %s%s:\n", k ? "Previous " : "",
+         a->is_atomic ? (k ? "atomic " : "Atomic ") : "",
+         a->freed ? "free" : a->is_write ? (k || a->is_atomic ? "write" : "Write")
+                                          : (k || a->is_atomic ? "read" : "Read"),
+         a->size, (unsigned long)a->addr, tname(a->tid, t1),
+         k == 0 && r->nheld ? " (mutexes held)" : "");
+    put_stack_text(b, &r->st[k]);
+    bput(b, "\n");
+  }
+  if (dc_streq(r->loc_kind, "heap")) {
+    bput(b, "  Location is heap block of size %lu at %#lx allocated by %s:\n",
+         (unsigned long)r->loc_size, (unsigned long)r->loc_addr, tname(r->alloc_tid, t1));
+    put_stack_text(b, &r->alloc_st);
+    bput(b, "\n");
+  } else if (dc_streq(r->loc_kind, "global") && r->loc_name[0]) {
+    bput(b, "  Location is global '%s' of size %lu at %#lx\n\n", r->loc_name,
+         (unsigned long)r->loc_size, (unsigned long)r->loc_addr);
+  } else if (dc_streq(r->loc_kind, "stack")) {
+    bput(b, "  Location is stack of %s.\n\n", tname(r->alloc_tid, t1));
+  }
+  for (int i = 0; i < r->nheld; i++) bput(b, "  Mutex M%d (%#lx) held by the current thread\n", i, (unsigned long)r->held[i]);
+  if (r->nheld) bput(b, "\n");
+  for (int i = 0; i < r->nthreads; i++) {
+    const thread_info *ti = &r->threads[i];
+    if (!ti->has_parent) continue;
+    bput(b, "  Thread T%u created by %s at:\n", ti->tid, tname(ti->parent, t2));
+    put_stack_text(b, &ti->created);
+    bput(b, "\n");
+  }
+  bput(b, "SUMMARY: %s: %s\n==================\n", dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race",
+       r->kind);
+}
+
+static void put_pcs_json(buf *b, const stack *s) {
+  bput(b, "[");
+  for (int i = 0; i < s->n; i++) {
+    Dl_info info;
+    const char *mod = "";
+    uintptr_t off = s->pc[i];
+    if (s->pc[i] && dladdr((void *)s->pc[i], &info) && info.dli_fname) {
+      mod = info.dli_fname;
+      off = s->pc[i] - (uintptr_t)info.dli_fbase;
+    }
+    bput(b, "%s{\"pc\":\"%#lx\",\"module\":\"%s\",\"offset\":\"%#lx\"}", i ? "," : "",
+         (unsigned long)s->pc[i], mod, (unsigned long)off);
+  }
+  bput(b, "]");
+}
+
+static void render_raw(const report *r, buf *b) {
+  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
+  for (int k = 0; k < 2; k++) {
+    const rd_access_desc *a = &r->acc[k];
+    bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
+            "\"address\":\"%#lx\",\"decode_error\":%d,\"frames\":",
+         k ? "previous" : "current", a->tid, a->is_write ? "true" : "false",
+         a->is_atomic ? "true" : "false", a->freed ? "true" : "false", a->size,
+         (unsigned long)a->addr, r->st[k].error);
+    put_pcs_json(b, &r->st[k]);
+    bput(b, "}");
+  }
+  Dl_info info;
+  const char *mod = "";
+  uintptr_t off = 0;
+  if (dc_streq(r->loc_kind, "global") && dladdr((void *)r->acc[0].addr, &info) && info.dli_fname) {
+    mod = info.dli_fname;
+    off = r->acc[0].addr - (uintptr_t)info.dli_fbase;
+  }
+  bput(b, ",\"location\":{\"kind\":\"%s\",\"name\":\"%s\",\"address\":\"%#lx\",\"size\":%lu,"
+          "\"module\":\"%s\",\"offset\":\"%#lx\"",
+       r->loc_kind, r->loc_name, (unsigned long)r->loc_addr, (unsigned long)r->loc_size, mod,
+       (unsigned long)off);
+  if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack"))
+    bput(b, ",\"allocated_by_thread\":%u", r->alloc_tid);
+  if (dc_streq(r->loc_kind, "heap")) {
+    bput(b, ",\"allocation_frames\":");
+    put_pcs_json(b, &r->alloc_st);
+  }
+  bput(b, "},\"mutexes\":[");
+  for (int i = 0; i < r->nheld; i++) bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)r->held[i]);
+  bput(b, "],\"threads\":[");
+  for (int i = 0; i < r->nthreads; i++) {
+    const thread_info *ti = &r->threads[i];
+    bput(b, "%s{\"id\":%u", i ? "," : "", ti->tid);
+    if (ti->has_parent) {
+      bput(b, ",\"parent\":%u,\"creation_frames\":", ti->parent);
+      put_pcs_json(b, &ti->created);
+    } else {
+      bput(b, ",\"parent\":null,\"creation_frames\":[]");
+    }
+    bput(b, "}");
+  }
+  bput(b, "]}\n");
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  while (atomic_exchange_explicit(&report_lock, 1, memory_order_acquire)) sched_yield();
+  if (seen_before(cur, prev)) {
+    atomic_store_explicit(&report_lock, 0, memory_order_release);
+    return;
+  }
+  t->in_runtime = 1;
+  static report r;
+  r = (report){0};
+  r.acc[0] = *cur;
+  r.acc[1] = *prev;
+  r.kind = prev->freed ? "heap-use-after-free" : "data-race";
+  stack_of(&r.st[0], cur->ctx, cur->pc);
+  stack_of(&r.st[1], prev->ctx, prev->pc);
+  locate(&r, cur->addr);
+  add_thread(&r, cur->tid);
+  add_thread(&r, prev->tid);
+  uint32_t nh = t->rd.nheld < 16 ? t->rd.nheld : 16;
+  for (uint32_t i = 0; i < nh; i++) r.held[r.nheld++] = t->rd.held[i];
+
+  static char text[1 << 16];
+  buf b = {text, 0, sizeof text};
+  if (raw_fd == -2) {
+    raw_fd = -1;
+    if (*dc_opt.raw_reports) {
+      raw_fd = open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (raw_fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
+    }
+  }
+  if (raw_fd >= 0) {
+    render_raw(&r, &b);
+    write_all(raw_fd, text, b.n);
+    b.n = 0;
+  }
+  if (dc_opt.report_text || raw_fd < 0) {
+    render_text(&r, &b);
+    write_all(2, text, b.n);
+  }
+  atomic_fetch_add(&n_reports, 1);
+  t->in_runtime = 0;
+  atomic_store_explicit(&report_lock, 0, memory_order_release);
+  if (dc_opt.halt_on_error) {
+    dc_printf("==dacce== halt_on_error: exiting after the first report\n");
+    _exit(dc_opt.exitcode);
+  }
+}

@@ -1,0 +1,147 @@
+/* sync.c: synchronisation objects (mutexes, condition variables, atomics'
+ * release clocks, annotations) in a hash table keyed by address.  Buckets
+ * have their own lock; an object's clock has its own. */
+#include <sched.h>
+
+#include "racedet.h"
+
+#define NBUCKETS (1u << 16)
+typedef struct bucket {
+  _Atomic int lock;
+  rd_sync *head;
+} bucket;
+static bucket buckets[NBUCKETS];
+
+static inline void spin(_Atomic int *l) {
+  while (atomic_exchange_explicit(l, 1, memory_order_acquire)) sched_yield();
+}
+static inline void unspin(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+static bucket *bucket_of(uintptr_t addr) {
+  return &buckets[(dc_hash(&addr, sizeof addr) >> 20) & (NBUCKETS - 1)];
+}
+
+rd_sync *rd_sync_get(uintptr_t addr, int create) {
+  bucket *b = bucket_of(addr);
+  spin(&b->lock);
+  rd_sync *s = b->head;
+  while (s && s->addr != addr) s = s->next;
+  if (!s && create) {
+    s = dc_alloc(sizeof *s);
+    s->addr = addr;
+    s->next = b->head;
+    b->head = s;
+  }
+  if (s) spin(&s->lock);
+  unspin(&b->lock);
+  return s;
+}
+
+void rd_sync_unlock(rd_sync *s) { unspin(&s->lock); }
+
+/* Memory is gone (free, munmap): its objects go too, so a later object at
+ * the same address starts without history. */
+void rd_sync_forget(uintptr_t addr, uintptr_t size) {
+  if (size > (1u << 20)) {
+    /* large ranges: scan every bucket */
+    for (uint32_t i = 0; i < NBUCKETS; i++) {
+      bucket *b = &buckets[i];
+      if (!b->head) continue;
+      spin(&b->lock);
+      for (rd_sync **pp = &b->head; *pp;) {
+        rd_sync *s = *pp;
+        if (s->addr - addr < size) {
+          *pp = s->next;
+          spin(&s->lock);
+          rd_vc_free(&s->vc);
+          rd_vc_free(&s->rvc);
+          dc_free(s, sizeof *s);
+        } else {
+          pp = &s->next;
+        }
+      }
+      unspin(&b->lock);
+    }
+    return;
+  }
+  for (uintptr_t a = addr & ~(uintptr_t)7; a < addr + size; a += 8) {
+    bucket *b = bucket_of(a);
+    if (!b->head) continue;
+    spin(&b->lock);
+    for (rd_sync **pp = &b->head; *pp;) {
+      rd_sync *s = *pp;
+      if (s->addr == a) {
+        *pp = s->next;
+        spin(&s->lock);
+        rd_vc_free(&s->vc);
+        rd_vc_free(&s->rvc);
+        dc_free(s, sizeof *s);
+      } else {
+        pp = &s->next;
+      }
+    }
+    unspin(&b->lock);
+  }
+}
+
+static int active(rd_thread **r) {
+  dc_thread *t = dc_tls;
+  if (!t) t = dc_cur();
+  *r = &t->rd;
+  return !(*r)->ignore_sync && !(*r)->disabled;
+}
+
+void rd_acquire(uintptr_t addr) {
+  rd_thread *r;
+  if (!active(&r)) return;
+  rd_sync *s = rd_sync_get(addr, 0);
+  if (!s) return;
+  rd_vc_join(&r->vc, &s->vc);
+  rd_sync_unlock(s);
+}
+
+void rd_acquire_read_releases(uintptr_t addr) {
+  rd_thread *r;
+  if (!active(&r)) return;
+  rd_sync *s = rd_sync_get(addr, 0);
+  if (!s) return;
+  rd_vc_join(&r->vc, &s->vc);
+  rd_vc_join(&r->vc, &s->rvc);
+  rd_sync_unlock(s);
+}
+
+void rd_release(uintptr_t addr) {
+  rd_thread *r;
+  if (!active(&r)) return;
+  rd_sync *s = rd_sync_get(addr, 1);
+  rd_vc_join(&s->vc, &r->vc);
+  rd_sync_unlock(s);
+  rd_tick(r);
+}
+
+void rd_release_read(uintptr_t addr) {
+  rd_thread *r;
+  if (!active(&r)) return;
+  rd_sync *s = rd_sync_get(addr, 1);
+  rd_vc_join(&s->rvc, &r->vc);
+  rd_sync_unlock(s);
+  rd_tick(r);
+}
+
+void rd_mutex_locked(uintptr_t addr) {
+  rd_thread *r = rd_cur();
+  if (r->nheld < 16) r->held[r->nheld] = addr;
+  r->nheld++;
+}
+
+void rd_mutex_unlocked(uintptr_t addr) {
+  rd_thread *r = rd_cur();
+  uint32_t n = r->nheld < 16 ? r->nheld : 16;
+  for (uint32_t i = n; i-- > 0;)
+    if (r->held[i] == addr) {
+      for (uint32_t j = i; j + 1 < n; j++) r->held[j] = r->held[j + 1];
+      r->nheld--;
+      return;
+    }
+  if (r->nheld > 16) r->nheld--;
+}

@@ -1,0 +1,54 @@
+/* shadow.c: reserving shadow regions and resetting ranges (layout: shadow.h). */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "../encoder/internal.h"
+#include "shadow.h"
+
+_Atomic(sh_granule *) sh_regions[SH_REGIONS];
+static _Atomic uint64_t n_mapped;
+
+DC_NOINLINE sh_granule *sh_region_map(uintptr_t addr) {
+  uintptr_t idx = addr >> SH_REGION_BITS;
+  sh_granule *r = atomic_load(&sh_regions[idx]);
+  if (r) return r;
+  sh_granule *fresh = dc_mmap(SH_REGION_SHADOW);
+  if (atomic_compare_exchange_strong(&sh_regions[idx], &r, fresh)) {
+    atomic_fetch_add(&n_mapped, 1);
+    return fresh;
+  }
+  dc_munmap(fresh, SH_REGION_SHADOW); /* another thread won */
+  return r;
+}
+
+uint64_t sh_regions_mapped(void) { return atomic_load(&n_mapped); }
+
+static void clear(sh_granule *g) {
+  for (int i = 0; i < SH_CELLS; i++) atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+}
+
+void sh_reset(uintptr_t addr, uintptr_t size) {
+  uintptr_t end = addr + size;
+  addr &= ~(uintptr_t)(SH_GRANULE - 1);
+  while (addr < end && !(addr >> SH_ADDR_BITS)) {
+    uintptr_t region_end = (addr | ((1ull << SH_REGION_BITS) - 1)) + 1;
+    uintptr_t stop = end < region_end ? end : region_end;
+    sh_granule *r = atomic_load(&sh_regions[addr >> SH_REGION_BITS]);
+    if (r) {
+      sh_granule *g = r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+      uintptr_t n = (stop - addr + SH_GRANULE - 1) / SH_GRANULE;
+      uintptr_t bytes = n * sizeof(sh_granule);
+      if (bytes >= (1u << 16)) {
+        /* whole pages go back to the kernel (they read as zero again) */
+        uintptr_t lo = ((uintptr_t)g + 4095) & ~(uintptr_t)4095;
+        uintptr_t hi = ((uintptr_t)(g + n)) & ~(uintptr_t)4095;
+        for (sh_granule *p = g; (uintptr_t)p < lo; p++) clear(p);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        for (sh_granule *p = (sh_granule *)hi; p < g + n; p++) clear(p);
+      } else {
+        for (uintptr_t i = 0; i < n; i++) clear(&g[i]);
+      }
+    }
+    addr = stop;
+  }
+}

@@ -1,0 +1,94 @@
+/* shadow.h: the one place that knows the shadow layout.
+ *
+ * Mapping (ASLR-proof): application addresses below 2^47 are split into 1 GiB
+ * regions.  A region's shadow is reserved (MAP_NORESERVE) the first time an
+ * access touches it, and found through a flat table of 2^17 region pointers,
+ * so any layout and any mmap randomisation works: there is no fixed shadow
+ * range that an application mapping could collide with.
+ *
+ * Cells: per 8-byte granule of application memory, four cells of 16 bytes,
+ * each one access with its byte range (as ThreadSanitizer keeps four).  One
+ * write cell per granule is not enough: adjacent small fields written by one
+ * thread would overwrite each other's history and hide races on them.
+ * Shadow-to-application ratio: 64 / 8 = 8x, on touched pages only (clang's
+ * TSan keeps 4-byte cells, 2x, but no context per access; see docs).
+ *
+ * A cell header (w0) is one 64-bit word, read and written atomically; all
+ * happens-before decisions use it alone:
+ *   bits  0..2   offset of the access in the granule
+ *   bits  3..4   log2(size)
+ *   bit   5      write
+ *   bit   6      atomic
+ *   bit   7      unused
+ *   bits  8..15  checksum of w1 (detects a torn cell when reporting)
+ *   bits 16..31  thread slot (thread serial)
+ *   bits 32..63  epoch of that thread (0 = empty cell)
+ * w1 holds the access's context: bits 0..31 interned context handle, bits
+ * 32..63 the pc as a signed offset from the context's function pc.
+ */
+#ifndef DACCE_SHADOW_H
+#define DACCE_SHADOW_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct sh_cell {
+  _Atomic uint64_t w0;
+  _Atomic uint64_t w1;
+} sh_cell;
+
+#define SH_CELLS 4
+typedef struct sh_granule {
+  sh_cell c[SH_CELLS];
+} sh_granule;
+
+_Static_assert(sizeof(sh_cell) == 16, "shadow cell layout");
+_Static_assert(sizeof(sh_granule) == 64, "8x shadow: 64 bytes per 8-byte granule");
+
+#define SH_GRANULE 8u
+#define SH_REGION_BITS 30u
+#define SH_ADDR_BITS 47u
+#define SH_REGIONS (1u << (SH_ADDR_BITS - SH_REGION_BITS))
+#define SH_REGION_SHADOW ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE * sizeof(sh_granule))
+
+#define SH_OFF(w) ((unsigned)(w)&7u)
+#define SH_SIZELOG(w) ((unsigned)((w) >> 3) & 3u)
+#define SH_WRITE (1ull << 5)
+#define SH_ATOMIC (1ull << 6)
+#define SH_CHECK(w) ((unsigned)((w) >> 8) & 0xffu)
+#define SH_TID(w) ((unsigned)((w) >> 16) & 0xffffu)
+#define SH_EPOCH(w) ((uint32_t)((w) >> 32))
+#define SH_MAX_TID 0xffffu
+
+static inline uint64_t sh_make(unsigned off, unsigned sizelog, uint64_t flags, unsigned tid,
+                               uint32_t epoch, uint64_t w1) {
+  unsigned check = (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 56);
+  return (uint64_t)off | ((uint64_t)sizelog << 3) | flags | ((uint64_t)check << 8) |
+         ((uint64_t)tid << 16) | ((uint64_t)epoch << 32);
+}
+static inline int sh_check_ok(uint64_t w0, uint64_t w1) {
+  return SH_CHECK(w0) == (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 56);
+}
+/* Do two accesses [off, off+size) overlap? */
+static inline int sh_overlap(uint64_t a, uint64_t b) {
+  unsigned ao = SH_OFF(a), bo = SH_OFF(b);
+  return ao < bo + (1u << SH_SIZELOG(b)) && bo < ao + (1u << SH_SIZELOG(a));
+}
+
+extern _Atomic(sh_granule *) sh_regions[SH_REGIONS];
+sh_granule *sh_region_map(uintptr_t addr); /* slow path: reserve a region */
+
+/* The granule of addr, or 0 for addresses the shadow does not cover. */
+static inline sh_granule *sh_granule_of(uintptr_t addr) {
+  if (__builtin_expect(addr >> SH_ADDR_BITS, 0)) return 0;
+  sh_granule *r = atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
+  if (__builtin_expect(!r, 0)) r = sh_region_map(addr);
+  return r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+}
+
+/* Forget the history of [addr, addr+size): fresh memory (malloc, mmap). */
+void sh_reset(uintptr_t addr, uintptr_t size);
+/* Bytes of shadow committed (for statistics). */
+uint64_t sh_regions_mapped(void);
+
+#endif
