@@ -64,9 +64,11 @@ void dc_dump_write(const char *path) {
   }
   fprintf(f, "dacce-dump 1\n");
   dl_iterate_phdr(module_cb, f);
-  uint32_t nN = atomic_load(&dc_nodes.n), nE = atomic_load(&dc_edges.n);
-  uint32_t nC = atomic_load(&dc_ccnodes.n), nD = atomic_load(&dc_n_dicts);
-  uint32_t nT = atomic_load(&dc_threads.n);
+  /* read the counts innermost-dependency last, so that everything a later
+   * table refers to is within the earlier counts even while threads run */
+  uint32_t nT = atomic_load(&dc_threads.n), nD = atomic_load(&dc_n_dicts);
+  uint32_t nC = atomic_load(&dc_ccnodes.n), nE = atomic_load(&dc_edges.n);
+  uint32_t nN = atomic_load(&dc_nodes.n);
   for (uint32_t i = 1; i < nN; i++) fprintf(f, "node %u %#lx\n", i, (unsigned long)dc_node_at(i)->pc);
   for (uint32_t i = 1; i < nE; i++) {
     const dc_edge *e = dc_edge_at(i);
@@ -92,8 +94,8 @@ void dc_dump_write(const char *path) {
       continue;
     }
     const dacce_ctx *c = &r->created_at;
-    fprintf(f, "thread %u %u %u %llu %u %u\n", s, c->ts, c->node, (unsigned long long)c->id,
-            c->cc, c->thread);
+    fprintf(f, "thread %u %u %u %llu %u %u %#lx\n", s, c->ts, c->node, (unsigned long long)c->id,
+            c->cc, c->thread, (unsigned long)r->created_pc);
   }
   fprintf(f, "end\n");
   fclose(f);

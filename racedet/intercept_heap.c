@@ -84,7 +84,20 @@ static int take(uintptr_t addr, rd_block *out) {
   return found;
 }
 
-/* For reports: the live block containing addr (a scan; reports are rare). */
+/* Recently freed blocks, so a use-after-free still names its block. */
+#define FREED_RING 4096
+static rd_block freed_ring[FREED_RING];
+static uint32_t freed_next;
+static _Atomic int freed_lock;
+
+static void remember_freed(const rd_block *b) {
+  while (atomic_exchange_explicit(&freed_lock, 1, memory_order_acquire)) sched_yield();
+  freed_ring[freed_next++ % FREED_RING] = *b;
+  atomic_store_explicit(&freed_lock, 0, memory_order_release);
+}
+
+/* For reports: the block containing addr, live first, then recently freed
+ * (newest first).  A scan: reports are rare. */
 int rd_heap_find(uintptr_t addr, rd_block *out) {
   for (int k = 0; k < NSTRIPES; k++) {
     stripe *s = &stripes[k];
@@ -99,7 +112,18 @@ int rd_heap_find(uintptr_t addr, rd_block *out) {
     }
     sunlock(s);
   }
-  return 0;
+  int found = 0;
+  while (atomic_exchange_explicit(&freed_lock, 1, memory_order_acquire)) sched_yield();
+  for (uint32_t k = 1; k <= FREED_RING && k <= freed_next; k++) {
+    const rd_block *b = &freed_ring[(freed_next - k) % FREED_RING];
+    if (b->addr && addr - b->addr < (b->size ? b->size : 1)) {
+      *out = *b;
+      found = 1;
+      break;
+    }
+  }
+  atomic_store_explicit(&freed_lock, 0, memory_order_release);
+  return found;
 }
 
 /* ------------------------------------------------------------ events */
@@ -122,6 +146,7 @@ static void on_free(void *p, uintptr_t pc) {
   rd_block b;
   if (!take((uintptr_t)p, &b)) return;
   (void)pc;
+  remember_freed(&b);
   rd_free_range(b.addr, b.size, RD_PC_FREE);
   rd_sync_forget(b.addr, b.size);
 }

@@ -246,24 +246,34 @@ static void render_text(const report *r, buf *b) {
        r->kind);
 }
 
+/* A pc for the launcher: the module's file and load bias (what DWARF
+ * symbolisation needs) next to the pc itself. */
+static void put_pc_json(buf *b, uintptr_t pc) {
+  Dl_info info;
+  struct link_map *lm = 0;
+  const char *mod = "";
+  uintptr_t bias = 0;
+  if (pc && dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname) {
+    mod = info.dli_fname;
+    bias = lm ? lm->l_addr : (uintptr_t)info.dli_fbase;
+    if (!*mod) mod = "/proc/self/exe";
+  }
+  bput(b, "{\"pc\":\"%#lx\",\"module\":\"%s\",\"bias\":\"%#lx\"}", (unsigned long)pc, mod,
+       (unsigned long)bias);
+}
+
 static void put_pcs_json(buf *b, const stack *s) {
   bput(b, "[");
   for (int i = 0; i < s->n; i++) {
-    Dl_info info;
-    const char *mod = "";
-    uintptr_t off = s->pc[i];
-    if (s->pc[i] && dladdr((void *)s->pc[i], &info) && info.dli_fname) {
-      mod = info.dli_fname;
-      off = s->pc[i] - (uintptr_t)info.dli_fbase;
-    }
-    bput(b, "%s{\"pc\":\"%#lx\",\"module\":\"%s\",\"offset\":\"%#lx\"}", i ? "," : "",
-         (unsigned long)s->pc[i], mod, (unsigned long)off);
+    if (i) bput(b, ",");
+    put_pc_json(b, s->pc[i]);
   }
   bput(b, "]");
 }
 
 static void render_raw(const report *r, buf *b) {
-  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
+  bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
+       r->nheld);
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
@@ -274,17 +284,13 @@ static void render_raw(const report *r, buf *b) {
     put_pcs_json(b, &r->st[k]);
     bput(b, "}");
   }
-  Dl_info info;
-  const char *mod = "";
-  uintptr_t off = 0;
-  if (dc_streq(r->loc_kind, "global") && dladdr((void *)r->acc[0].addr, &info) && info.dli_fname) {
-    mod = info.dli_fname;
-    off = r->acc[0].addr - (uintptr_t)info.dli_fbase;
-  }
+  /* for globals, "data" names the module so the launcher can look the
+   * address up in its symbol table (static variables are not exported) */
   bput(b, ",\"location\":{\"kind\":\"%s\",\"name\":\"%s\",\"address\":\"%#lx\",\"size\":%lu,"
-          "\"module\":\"%s\",\"offset\":\"%#lx\"",
-       r->loc_kind, r->loc_name, (unsigned long)r->loc_addr, (unsigned long)r->loc_size, mod,
-       (unsigned long)off);
+          "\"access_address\":\"%#lx\",\"data\":",
+       r->loc_kind, r->loc_name, (unsigned long)r->loc_addr, (unsigned long)r->loc_size,
+       (unsigned long)r->acc[0].addr);
+  put_pc_json(b, dc_streq(r->loc_kind, "global") ? r->acc[0].addr : 0);
   if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack"))
     bput(b, ",\"allocated_by_thread\":%u", r->alloc_tid);
   if (dc_streq(r->loc_kind, "heap")) {

@@ -30,7 +30,8 @@ typedef struct dacce_ctx {
 /* One decoded frame.  Innermost first. */
 typedef struct dacce_frame {
   uintptr_t function; /* a pc inside the called function (its node pc)      */
-  uintptr_t callsite; /* return address in the caller (0 for a thread root) */
+  uintptr_t callsite; /* return address in the caller (for a thread root: in the
+                         code that started the thread, e.g. libc) */
   uint32_t thread;    /* thread whose stack holds this frame                */
   uint32_t flags;     /* DACCE_FRAME_* */
 } dacce_frame;
