@@ -150,35 +150,59 @@ void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
 }
 
 /* ------------------------------------------------------------ atomics */
-void rd_atomic(uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
+/* An atomic operation that may synchronise runs between rd_atomic_pre and
+ * rd_atomic_post, with its location's sync object locked, so the order in
+ * which clocks are released and acquired is the order in which the memory
+ * operations really happened (otherwise a later acquire could run before the
+ * release whose value it read, and report a race that is not there). */
+static int is_acquire(int mo) {
+  return mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_CONSUME || mo == __ATOMIC_ACQ_REL ||
+         mo == __ATOMIC_SEQ_CST;
+}
+static int is_release(int mo) {
+  return mo == __ATOMIC_RELEASE || mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST;
+}
+
+rd_sync *rd_atomic_pre(uintptr_t addr, int kind) {
   dc_thread *t = dc_tls;
-  if (!t || t->in_runtime) return;
+  if (!t || t->in_runtime) return 0;
   rd_thread *r = &t->rd;
+  if (r->ignore_sync || r->disabled) return 0;
+  /* loads may acquire (now, or at a later acquire fence): look the object up;
+   * stores and read-modify-writes may release: create it */
+  return rd_sync_get(addr, kind != RD_LOAD);
+}
+
+void rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) {
+    if (s) rd_sync_unlock(s);
+    return;
+  }
+  rd_thread *r = &t->rd;
+  /* the access itself, in the epoch it releases (its own acquire does not
+   * order it after earlier conflicting plain accesses) */
   if (!r->ignore_accesses && (addr & 7) + size <= 8)
     access_one(t, addr, size, SH_ATOMIC | (kind == RD_LOAD ? 0 : SH_WRITE), pc);
-  if (r->ignore_sync || r->disabled) return;
-  int acq = kind != RD_STORE && (mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_CONSUME ||
-                                 mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST);
-  int rel = kind != RD_LOAD && (mo == __ATOMIC_RELEASE || mo == __ATOMIC_ACQ_REL ||
-                                mo == __ATOMIC_SEQ_CST);
-  if (acq) {
-    rd_acquire(addr);
-  } else if (kind != RD_STORE) {
-    /* relaxed read: an acquire fence later makes it synchronise */
-    rd_sync *s = rd_sync_get(addr, 0);
-    if (s) {
-      rd_vc_join(&r->acq_fence, &s->vc);
-      rd_sync_unlock(s);
+  int released = 0;
+  if (s) {
+    if (kind != RD_STORE) {
+      if (is_acquire(mo))
+        rd_vc_join(&r->vc, &s->vc);
+      else /* relaxed read: an acquire fence later makes it synchronise */
+        rd_vc_join(&r->acq_fence, &s->vc);
     }
-  }
-  if (rel) {
-    rd_release(addr);
-  } else if (kind != RD_LOAD && r->has_rel_fence) {
-    /* relaxed write after a release fence: releases the fence's clock */
-    rd_sync *s = rd_sync_get(addr, 1);
-    rd_vc_join(&s->vc, &r->rel_fence);
+    if (kind != RD_LOAD) {
+      if (is_release(mo)) {
+        rd_vc_join(&s->vc, &r->vc);
+        released = 1;
+      } else if (r->has_rel_fence) { /* relaxed write after a release fence */
+        rd_vc_join(&s->vc, &r->rel_fence);
+      }
+    }
     rd_sync_unlock(s);
   }
+  if (released) rd_tick(r);
 }
 
 /* Fences (ThreadSanitizer ignores them).  An acquire fence makes earlier

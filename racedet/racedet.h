@@ -23,7 +23,14 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
-void rd_atomic(uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc);
+/* An atomic operation: pre (locks the location's sync object when there is
+ * one to use), the real operation, post (clocks by memory order, unlock,
+ * shadow).  kind/mo at post are the ones that happened (a failed CAS is a
+ * load with the failure order). */
+struct rd_sync;
+struct rd_sync *rd_atomic_pre(uintptr_t addr, int kind);
+void rd_atomic_post(struct rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
+                    uintptr_t pc);
 void rd_fence(int mo);
 /* Mark freed memory: later unsynchronised accesses are use-after-free. */
 void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);

@@ -69,17 +69,19 @@ DC_EXPORT void __tsan_vptr_read(void **p) { rd_access((uintptr_t)p, sizeof(void 
 typedef unsigned __int128 u128;
 
 /* Each operation is performed with the matching builtin at seq_cst strength
- * (correct for every order the program asked for) and reported to racedet
- * with the order the program asked for, which decides synchronisation. */
+ * (correct for every order the program asked for) between rd_atomic_pre and
+ * rd_atomic_post, which model the order the program asked for. */
 #define ATOMICS(bits, T)                                                                     \
   DC_EXPORT T __tsan_atomic##bits##_load(const volatile T *a, int mo) {                     \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_LOAD);                                       \
     T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
-    rd_atomic((uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC());                                \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC());                        \
     return v;                                                                                \
   }                                                                                          \
   DC_EXPORT void __tsan_atomic##bits##_store(volatile T *a, T v, int mo) {                  \
-    rd_atomic((uintptr_t)a, bits / 8, RD_STORE, MO(mo), PC());                               \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);                                      \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_STORE, MO(mo), PC());                       \
   }                                                                                          \
   RMW(bits, T, exchange, __atomic_exchange_n)                                                \
   RMW(bits, T, fetch_add, __atomic_fetch_add)                                                \
@@ -90,27 +92,31 @@ typedef unsigned __int128 u128;
   RMW(bits, T, fetch_nand, __atomic_fetch_nand)                                              \
   DC_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, \
                                                               int fmo) {                     \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
     int ok = __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-    rd_atomic((uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC());       \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return ok;                                                                               \
   }                                                                                          \
   DC_EXPORT int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo,   \
                                                             int fmo) {                       \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
     int ok = __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-    rd_atomic((uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC());       \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return ok;                                                                               \
   }                                                                                          \
   DC_EXPORT T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo,      \
                                                          int fmo) {                          \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
     int ok = __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
-    rd_atomic((uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC());       \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return c;                                                                                \
   }
 
 #define RMW(bits, T, op, builtin)                                                           \
   DC_EXPORT T __tsan_atomic##bits##_##op(volatile T *a, T v, int mo) {                      \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
     T old = builtin(a, v, __ATOMIC_SEQ_CST);                                                 \
-    rd_atomic((uintptr_t)a, bits / 8, RD_RMW, MO(mo), PC());                                 \
+    rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_RMW, MO(mo), PC());                         \
     return old;                                                                              \
   }
 
@@ -128,9 +134,10 @@ static inline u128 cas128(volatile u128 *a, u128 expect, u128 want) {
 static inline u128 load128(volatile u128 *a) { return cas128(a, 0, 0); }
 #define RMW(bits, T, op, expr)                                                              \
   DC_EXPORT T __tsan_atomic128_##op(volatile T *a, T v, int mo) {                           \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
     T old = load128(a), seen;                                                                \
     while ((seen = cas128(a, old, (expr))) != old) old = seen;                               \
-    rd_atomic((uintptr_t)a, 16, RD_RMW, MO(mo), PC());                                       \
+    rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), PC());                               \
     return old;                                                                              \
   }
 RMW(128, u128, exchange, v)
@@ -142,20 +149,23 @@ RMW(128, u128, fetch_xor, old ^ v)
 RMW(128, u128, fetch_nand, ~(old & v))
 #undef RMW
 DC_EXPORT u128 __tsan_atomic128_load(const volatile u128 *a, int mo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_LOAD);
   u128 v = load128((volatile u128 *)a);
-  rd_atomic((uintptr_t)a, 16, RD_LOAD, MO(mo), PC());
+  rd_atomic_post(s, (uintptr_t)a, 16, RD_LOAD, MO(mo), PC());
   return v;
 }
 DC_EXPORT void __tsan_atomic128_store(volatile u128 *a, u128 v, int mo) {
-  rd_atomic((uintptr_t)a, 16, RD_STORE, MO(mo), PC());
+  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);
   u128 old = load128(a), seen;
   while ((seen = cas128(a, old, v)) != old) old = seen;
+  rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), PC());
 }
 static int cmpxchg128(volatile u128 *a, u128 *c, u128 v, int mo, int fmo, uintptr_t pc) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);
   u128 seen = cas128(a, *c, v);
   int ok = seen == *c;
   *c = seen;
-  rd_atomic((uintptr_t)a, 16, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), pc);
+  rd_atomic_post(s, (uintptr_t)a, 16, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), pc);
   return ok;
 }
 DC_EXPORT int __tsan_atomic128_compare_exchange_strong(volatile u128 *a, u128 *c, u128 v, int mo,

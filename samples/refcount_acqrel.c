@@ -1,0 +1,40 @@
+/* refcount_acqrel.c: the same reference count done right: the decrement is
+ * acq_rel, so every holder's writes happen before the final free.
+ *
+ * EXPECT: clean
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct buffer {
+  atomic_int refs;
+  int data[64];
+};
+
+__attribute__((noinline)) static void buffer_release(struct buffer *b) {
+  if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+}
+
+__attribute__((noinline)) static void buffer_fill(struct buffer *b, int id) {
+  for (int i = 0; i < 64; i += 4) b->data[i + id] = id;
+}
+
+static void *holder(void *arg) {
+  static atomic_int next_id;
+  int id = atomic_fetch_add(&next_id, 1);
+  buffer_fill(arg, id);
+  buffer_release(arg);
+  return 0;
+}
+
+int main(void) {
+  struct buffer *b = calloc(1, sizeof *b);
+  atomic_store(&b->refs, 4);
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, holder, b);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+  puts("done");
+  return 0;
+}
