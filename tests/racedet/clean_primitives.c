@@ -1,7 +1,10 @@
 /* clean_primitives.c: correctly synchronised uses of every primitive the
  * detector models.  Must produce no report.  Each section hands data from one
  * thread to another through exactly one primitive, so a primitive that is not
- * modelled shows up as a (false) race on that section's data. */
+ * modelled shows up as a (false) race on that section's data.
+ *
+ * EXPECT: clean
+ */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Build one program with dacce-cc/dacce-c++, run it under dacce-race --json,
+and check the expectations written in its header comment:
+
+  EXPECT: clean | race | heap-use-after-free
+  EXPECT-CURRENT: f g h      functions on the current access's stack,
+  EXPECT-PREVIOUS: f g h     innermost first, as a subsequence; a|b = either
+  EXPECT-LOCATION: kind [name]
+  EXPECT-CREATION: f g ...   walking the current thread's creators: the
+                             function that created each, innermost first
+  EXPECT-THREADS: N          at least N threads with a creator in the report
+
+For a data race, which access is "current" depends on scheduling, so the two
+stacks may match in either order; for use-after-free the current access is
+the use.  Exit 0 when everything holds, 1 with the reason otherwise.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def expectations(src):
+    exp = {}
+    with open(src) as f:
+        for line in f:
+            m = re.search(r"EXPECT(-[A-Z]+)?:\s*(.*?)\s*(\*/)?$", line)
+            if m:
+                exp[(m.group(1) or "")[1:] or "KIND"] = m.group(2).split()
+    if "KIND" not in exp:
+        sys.exit(f"{src}: no EXPECT: line")
+    return exp
+
+
+def base_name(fn):
+    """'ns::Circle::draw() const' -> 'ns::Circle::draw'; 'f.isra.0' -> 'f'."""
+    if not fn:
+        return ""
+    fn = re.sub(r"\(.*$", "", fn)
+    fn = re.sub(r"\.(isra|constprop|part|cold|lto_priv)\b.*$", "", fn)
+    return fn.strip()
+
+
+def name_matches(token, fn):
+    b = base_name(fn)
+    return any(b == alt or b.endswith("::" + alt) or (alt.startswith("main") and b == "main")
+               for alt in token.split("|"))
+
+
+def stack_has(tokens, frames):
+    """tokens appear in frames (innermost first) as a subsequence"""
+    names = [f.get("function") or "" for f in frames]
+    i = 0
+    for n in names:
+        if i < len(tokens) and name_matches(tokens[i], n):
+            i += 1
+    return i == len(tokens)
+
+
+def check_report(rep, exp):
+    why = []
+    cur, prev = rep["current"]["frames"], rep["previous"]["frames"]
+    want_cur, want_prev = exp.get("CURRENT", []), exp.get("PREVIOUS", [])
+    direct = stack_has(want_cur, cur) and stack_has(want_prev, prev)
+    swapped = rep["kind"] == "data-race" and stack_has(want_cur, prev) and stack_has(want_prev, cur)
+    if not (direct or swapped):
+        why.append("stacks do not match: current=%s previous=%s" % (
+            [f.get("function") for f in cur], [f.get("function") for f in prev]))
+    if "LOCATION" in exp:
+        loc = rep.get("location", {})
+        kind = exp["LOCATION"][0]
+        if loc.get("kind") != kind:
+            why.append(f"location kind {loc.get('kind')!r}, expected {kind!r}")
+        if len(exp["LOCATION"]) > 1 and loc.get("name") != exp["LOCATION"][1]:
+            why.append(f"location name {loc.get('name')!r}, expected {exp['LOCATION'][1]!r}")
+        if kind == "heap" and not loc.get("allocation_frames"):
+            why.append("heap location without allocation frames")
+    threads = {t["id"]: t for t in rep.get("threads", [])}
+    if "THREADS" in exp:
+        n = sum(1 for t in threads.values() if t.get("parent") is not None)
+        if n < int(exp["THREADS"][0]):
+            why.append(f"{n} threads with a creator, expected at least {exp['THREADS'][0]}")
+    if "CREATION" in exp:
+        chain, tid, seen = [], rep["current"]["thread"], set()
+        while tid in threads and tid not in seen and threads[tid].get("parent") is not None:
+            seen.add(tid)
+            fr = threads[tid].get("creation_frames") or []
+            chain.append(fr[0].get("function") if fr else None)
+            tid = threads[tid]["parent"]
+        if len(chain) != len(exp["CREATION"]) or not all(
+                name_matches(t, f) for t, f in zip(exp["CREATION"], chain)):
+            why.append(f"creation chain {chain}, expected {exp['CREATION']}")
+    return why
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--cc", default="gcc", choices=["gcc", "clang"])
+    ap.add_argument("--opt", default="O1")
+    a = ap.parse_args()
+    exp = expectations(a.src)
+    cxx = a.src.endswith((".cc", ".cpp"))
+    bindir = os.path.join(a.build, "bin")
+    env = dict(os.environ)
+    if cxx:
+        wrapper = os.path.join(bindir, "dacce-c++")
+        env["DACCE_CXX"] = "g++" if a.cc == "gcc" else "clang++"
+    else:
+        wrapper = os.path.join(bindir, "dacce-cc")
+        env["DACCE_CC"] = a.cc
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "prog")
+        b = subprocess.run([wrapper, "-" + a.opt, "-g", a.src, "-o", exe], env=env,
+                           capture_output=True, text=True)
+        if b.returncode:
+            print(b.stdout + b.stderr)
+            sys.exit("build failed")
+        js = os.path.join(tmp, "reports.jsonl")
+        r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js, "--", exe],
+                           capture_output=True, text=True, timeout=300)
+        reports = []
+        if os.path.exists(js):
+            with open(js) as f:
+                reports = [json.loads(line) for line in f if line.strip()]
+        kind = exp["KIND"][0]
+        fail = []
+        if kind == "clean":
+            if r.returncode != 0 or reports:
+                fail.append(f"expected clean, got exit {r.returncode} and {len(reports)} reports")
+        else:
+            if r.returncode != 66:
+                fail.append(f"exit status {r.returncode}, expected 66")
+            matching = [rep for rep in reports if rep.get("kind") == kind]
+            if not matching:
+                fail.append(f"no {kind} report among {[x.get('kind') for x in reports]}")
+            else:
+                whys = [check_report(rep, exp) for rep in matching]
+                if not any(not w for w in whys):
+                    fail.append("no report matches all expectations; closest: " +
+                                "; ".join(min(whys, key=len)))
+        print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}]: {len(reports)} reports, exit {r.returncode}")
+        if fail:
+            print("\n".join("FAIL: " + x for x in fail))
+            print("--- dacce-race stderr (tail) ---")
+            print(r.stderr[-4000:])
+            sys.exit(1)
+        print("PASS")
+
+
+if __name__ == "__main__":
+    main()
