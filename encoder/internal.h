@@ -120,7 +120,7 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(int, verify_abort, 1, "abort at the first verification mismatch")               \
   X(int, stats, 0, "print encoder statistics to stderr at exit")                    \
   X(int, reencode, 1, "adapt the encoding while the program runs (0 = never)")      \
-  X(int, reencode_min_pushes, 2000,                                                 \
+  X(int, reencode_min_pushes, 256,                                                 \
     "ccStack pushes over new edges before a re-encoding is considered")             \
   X(int, reencode_per_edge, 4,                                                      \
     "and at least this many such pushes per known edge (amortises its cost)")       \

@@ -120,6 +120,11 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
     access_one(t, addr, size, flags, pc);
     return;
   }
+  if (size == 16 && !(addr & 7)) { /* vector loads and stores: two granules */
+    access_one(t, addr, 8, flags, pc);
+    access_one(t, addr + 8, 8, flags, pc);
+    return;
+  }
   rd_range(addr, size, is_write, pc);
 }
 

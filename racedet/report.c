@@ -55,12 +55,14 @@ static int raw_fd = -2;
 uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
 
 /* ------------------------------------------------------------ dedup */
+/* Two levels: the exact pair of (context handle, pc) is checked first, so a
+ * race hit again in a loop costs one lookup; a new pair is decoded, and the
+ * pair of decoded stacks decides (the same paths in other threads, or under
+ * another dictionary, are the same bug).  Unordered pairs. */
 #define SEEN_BITS 16
 static uint64_t seen[1u << SEEN_BITS];
-static int seen_before(const rd_access_desc *a, const rd_access_desc *b) {
-  uint64_t k1[2] = {a->ctx, a->pc}, k2[2] = {b->ctx, b->pc};
-  uint64_t h1 = dc_hash(k1, sizeof k1), h2 = dc_hash(k2, sizeof k2);
-  uint64_t h = (h1 < h2 ? h1 * 31 + h2 : h2 * 31 + h1) | 1;
+static uint64_t pair_hash(uint64_t h1, uint64_t h2) { return (h1 < h2 ? h1 * 31 + h2 : h2 * 31 + h1) | 1; }
+static int seen_insert(uint64_t h) {
   for (uint32_t i = 0; i < (1u << SEEN_BITS); i++) {
     uint64_t *s = &seen[(h + i) & ((1u << SEEN_BITS) - 1)];
     if (*s == h) return 1;
@@ -70,6 +72,10 @@ static int seen_before(const rd_access_desc *a, const rd_access_desc *b) {
     }
   }
   return 0;
+}
+static uint64_t access_key(const rd_access_desc *a) {
+  uint64_t k[2] = {a->ctx, a->pc};
+  return dc_hash(k, sizeof k);
 }
 
 /* ------------------------------------------------------------ model */
@@ -327,7 +333,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
   while (atomic_exchange_explicit(&report_lock, 1, memory_order_acquire)) sched_yield();
-  if (seen_before(cur, prev)) {
+  if (seen_insert(pair_hash(access_key(cur), access_key(prev)))) {
     atomic_store_explicit(&report_lock, 0, memory_order_release);
     return;
   }
@@ -339,6 +345,13 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   r.kind = prev->freed ? "heap-use-after-free" : "data-race";
   stack_of(&r.st[0], cur->ctx, cur->pc);
   stack_of(&r.st[1], prev->ctx, prev->pc);
+  if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)) ^ 2,
+                            dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t)) ^ 3) ^
+                  (r.kind[0] == 'h'))) {
+    t->in_runtime = 0;
+    atomic_store_explicit(&report_lock, 0, memory_order_release);
+    return;
+  }
   locate(&r, cur->addr);
   add_thread(&r, cur->tid);
   add_thread(&r, prev->tid);
@@ -359,7 +372,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     write_all(raw_fd, text, b.n);
     b.n = 0;
   }
-  if (dc_opt.report_text || raw_fd < 0) {
+  if (dc_opt.report_text) {
     render_text(&r, &b);
     write_all(2, text, b.n);
   }
