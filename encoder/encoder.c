@@ -223,13 +223,15 @@ __attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t
   if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node) |
                   (c->code == DC_UNENCODED)))
     goto slow;
+  /* reserve the slot first: a signal handler arriving now pushes above it */
+  t->depth = depth + 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   dc_frame *f = &t->frames[depth];
   f->sp = sp;
   f->saved_id = t->id;
   f->saved_cc = t->cc;
   f->saved_node = t->node;
   f->edge = c->edge;
-  t->depth = depth + 1;
   t->id += c->code;
   t->node = c->callee;
   t->calls = calls;
