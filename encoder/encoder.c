@@ -337,7 +337,8 @@ __attribute__((destructor)) static void dc_fini(void) {
   if (*dc_opt.dump) dc_dump_write(dc_opt.dump);
   uint64_t races = rd_reports_count();
   if (races) {
-    dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
+    if (dc_opt.report_text)
+      dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
     _exit(dc_opt.exitcode);
   }
   if (atomic_load(&dc_mismatches)) {

@@ -1,10 +1,11 @@
 // shapes.cc: a C++ render farm.  Worker std::threads draw shapes through
 // virtual calls; the shared statistics are guarded by a std::mutex, except in
-// Circle::draw, which bumps the pixel counter directly.
+// Circle::draw, which bumps the pixel counter directly.  The scene starts
+// with a circle, so every worker's first update is unsynchronised.
 //
 // EXPECT: race
 // EXPECT-CURRENT: Circle::draw render_all
-// EXPECT-PREVIOUS: Stats::add Square::draw render_all
+// EXPECT-PREVIOUS: Stats::add|Circle::draw render_all
 // EXPECT-LOCATION: global stats
 #include <cstdio>
 #include <memory>

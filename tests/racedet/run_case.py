@@ -127,7 +127,7 @@ def main():
         if os.path.exists(js):
             with open(js) as f:
                 reports = [json.loads(line) for line in f if line.strip()]
-        kind = exp["KIND"][0]
+        kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
         fail = []
         if kind == "clean":
             if r.returncode != 0 or reports:
