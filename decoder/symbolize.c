@@ -5,9 +5,20 @@
  *     opened are kept in our own table, so they still give module+offset);
  *  2. the ELF symbol containing pc (dwfl_module_addrinfo: .symtab when the
  *     file or its separate debug file has one, else .dynsym);
- *  3. DWARF: the CU containing pc, its line table for pc's file:line:column,
- *     and the scopes containing pc for the inlined frames.  As eu-addr2line
- *     -i does: dwarf_getscopes() finds the innermost scope DIE; from it
+ *  3. DWARF: the CU containing pc, and its line table for pc's
+ *     file:line:column.  The CU: libdwfl finds it through .debug_aranges and
+ *     attributes an address no arange covers to the CU of the arange below
+ *     it.  A program
+ *     mixing objects with aranges (gcc) and without (clang emits none by
+ *     default; here: clang-compiled code linked with the gcc-built static
+ *     runtime) thus gets clang's code attributed to some gcc CU, with wrong
+ *     lines.  So the CU libdwfl names is checked with dwarf_haspc, and when
+ *     it does not contain pc a per-module table of every CU's address
+ *     ranges (built once, from the CU DIEs) is searched instead; the line is
+ *     then looked up in that CU (dwarf_getsrc_die), not by dwfl_module_getsrc
+ *     which would redo the wrong search;
+ *  4. the inlined frames, from the scopes containing pc, as eu-addr2line -i
+ *     finds them: dwarf_getscopes() finds the innermost scope DIE; from it
  *     dwarf_getscopes_die() gives the physical nesting (dwarf_getscopes
  *     itself continues into abstract origins), in which every
  *     DW_TAG_inlined_subroutine up to the first DW_TAG_subprogram is one
@@ -15,6 +26,9 @@
  *     DW_AT_call_file/line/column.
  * Names: DW_AT_linkage_name demangled, else DW_AT_name (both through
  * abstract origins / specifications), else the ELF symbol, demangled.
+ * Relative file names are made absolute with the CU's DW_AT_comp_dir, and
+ * declaration files are resolved here rather than by dwarf_decl_file (see
+ * decl_position), to cope with DWARF 5 as elfutils 0.188 reads it.
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
@@ -25,6 +39,7 @@
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +49,17 @@ typedef struct sym_module {
   uintptr_t bias, lo, hi;
   Dwfl_Module *mod; /* NULL: libdwfl could not open the file */
 } sym_module;
+
+/* Per-module state, kept in the module's libdwfl userdata slot. */
+typedef struct cu_range {
+  Dwarf_Addr lo, hi; /* DWARF addresses (run-time address - dwarf bias) */
+  Dwarf_Off off;     /* the CU DIE */
+} cu_range;
+typedef struct mod_info {
+  int built;
+  size_t n;
+  cu_range *r;
+} mod_info;
 
 struct dc_sym {
   Dwfl *dwfl;
@@ -159,13 +185,23 @@ static int phdr_gen(struct dl_phdr_info *info, size_t size, void *arg) {
   return 1; /* the counters are the same in every entry: stop */
 }
 
+static int module_removed(Dwfl_Module *mod, void *userdata, const char *name, Dwarf_Addr base,
+                          void *arg) {
+  mod_info *mi = userdata;
+  if (mi) {
+    free(mi->r);
+    free(mi);
+  }
+  return 0;
+}
+
 /* (Re-)report the process's mappings; lock held (or s not yet shared). */
 static int self_report(dc_sym *s) {
   unsigned long long g[2] = {0, 0};
   dl_iterate_phdr(phdr_gen, g);
   dwfl_report_begin(s->dwfl);
   int r = dwfl_linux_proc_report(s->dwfl, getpid());
-  if (dwfl_report_end(s->dwfl, NULL, NULL) != 0) r = -1;
+  if (dwfl_report_end(s->dwfl, module_removed, NULL) != 0) r = -1;
   s->self_adds = g[0];
   s->self_subs = g[1];
   return r;
@@ -181,8 +217,20 @@ dc_sym *dc_sym_open_self(void) {
   return s;
 }
 
+static int free_mod_info(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+                         void *arg) {
+  mod_info *mi = *userdata;
+  if (mi) {
+    free(mi->r);
+    free(mi);
+    *userdata = NULL;
+  }
+  return DWARF_CB_OK;
+}
+
 void dc_sym_close(dc_sym *s) {
   if (!s) return;
+  dwfl_getmodules(s->dwfl, free_mod_info, NULL, 0);
   dwfl_end(s->dwfl);
   for (size_t i = 0; i < s->n_mods; i++) free(s->mods[i].path);
   free(s->mods);
@@ -262,6 +310,51 @@ static int die_udata(Dwarf_Die *die, unsigned int at, Dwarf_Word *v) {
   return dwarf_formudata(dwarf_attr(die, at, &a), v);
 }
 
+/* path, made absolute with the comp_dir of die's CU when it is relative:
+ * libdw leaves DWARF 5 file entries under directory 0 (the compilation
+ * directory, which clang uses for sources named relative to it) relative. */
+static const char *full_path(dc_sym *s, Dwarf_Die *die, const char *path) {
+  if (!path || path[0] == '/') return intern(s, path);
+  Dwarf_Die cu;
+  Dwarf_Attribute a;
+  const char *dir = dwarf_diecu(die, &cu, NULL, NULL)
+                        ? dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a)) : NULL;
+  if (!dir || !*dir) return intern(s, path);
+  size_t nd = strlen(dir), np = strlen(path);
+  char *buf = malloc(nd + np + 2);
+  if (!buf) return intern(s, path);
+  memcpy(buf, dir, nd);
+  size_t k = nd;
+  if (buf[k - 1] != '/') buf[k++] = '/';
+  const char *p = path;
+  while (p[0] == '.' && p[1] == '/') p += 2;
+  memcpy(buf + k, p, strlen(p) + 1);
+  const char *r = intern(s, buf);
+  free(buf);
+  return r;
+}
+
+/* Where die is declared.  Not dwarf_decl_file: elfutils before 0.191 takes
+ * file index 0 for "none", but in DWARF 5 it is the CU's primary source file
+ * (clang uses it), so the index is resolved here in the line table of the CU
+ * holding the attribute (maybe the abstract origin's). */
+static void decl_position(dc_sym *s, Dwarf_Die *die, const char **file, int *line) {
+  Dwarf_Attribute a;
+  Dwarf_Word idx;
+  Dwarf_Die cu;
+  Dwarf_Files *files;
+  size_t nfiles;
+  if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &idx) != 0 ||
+      !dwarf_cu_die(a.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
+      dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
+    return;
+  const char *f = dwarf_filesrc(files, idx, NULL, NULL);
+  if (!f) return;
+  *file = full_path(s, &cu, f);
+  int l = 0;
+  if (*file && dwarf_decl_line(die, &l) == 0 && l > 0) *line = l;
+}
+
 /* The caller position of an inlined instance. */
 static void call_position(dc_sym *s, Dwarf_Die *inl, dc_symframe *f) {
   Dwarf_Word v;
@@ -270,7 +363,7 @@ static void call_position(dc_sym *s, Dwarf_Die *inl, dc_symframe *f) {
   size_t nfiles;
   if (die_udata(inl, DW_AT_call_file, &v) == 0 && dwarf_diecu(inl, &cu, NULL, NULL) &&
       dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && v < nfiles)
-    f->file = intern(s, dwarf_filesrc(files, v, NULL, NULL));
+    f->file = full_path(s, inl, dwarf_filesrc(files, v, NULL, NULL));
   if (die_udata(inl, DW_AT_call_line, &v) == 0 && v <= INT32_MAX) f->line = (int)v;
   if (die_udata(inl, DW_AT_call_column, &v) == 0 && v <= INT32_MAX) f->column = (int)v;
 }
@@ -318,11 +411,79 @@ static const char *inline_frames(dc_sym *s, Dwarf_Die *cudie, Dwarf_Addr dwpc,
       }
     }
     out->n_frames = keep;
-    if (dwarf_tag(&scopes[fn[nf - 1]]) != DW_TAG_inlined_subroutine)
+    Dwarf_Die *phys = &scopes[fn[nf - 1]];
+    if (dwarf_tag(phys) != DW_TAG_inlined_subroutine) {
       physical = out->frames[keep - 1].function;
+      decl_position(s, phys, &out->decl_file, &out->decl_line);
+    }
   }
   free(scopes);
   return physical;
+}
+
+/* ------------------------------------------------------------ finding the CU */
+static int cmp_range(const void *a, const void *b) {
+  const cu_range *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void build_cu_table(Dwfl_Module *mod, mod_info *mi) {
+  mi->built = 1;
+  size_t cap = 0;
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = NULL;
+  while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+      if (lo >= hi) continue;
+      if (mi->n == cap) {
+        size_t nc = cap ? cap * 2 : 64;
+        cu_range *r = realloc(mi->r, nc * sizeof *r);
+        if (!r) return;
+        mi->r = r;
+        cap = nc;
+      }
+      mi->r[mi->n++] = (cu_range){lo, hi, dwarf_dieoffset(cu)};
+    }
+  }
+  if (mi->n) qsort(mi->r, mi->n, sizeof *mi->r, cmp_range);
+}
+
+/* The CU DIE containing pc (0), or -1. */
+static int find_cu(Dwfl_Module *mod, uintptr_t pc, Dwarf_Die *out, Dwarf_Addr *bias) {
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+  if (cu && dwarf_haspc(cu, pc - *bias) == 1) {
+    *out = *cu;
+    return 0;
+  }
+  Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+  if (!dw) return -1;
+  void **ud = NULL;
+  dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (!ud) return -1;
+  mod_info *mi = *ud;
+  if (!mi) {
+    mi = calloc(1, sizeof *mi);
+    if (!mi) return -1;
+    *ud = mi;
+  }
+  if (!mi->built) build_cu_table(mod, mi);
+  Dwarf_Addr a = pc - *bias;
+  /* the last range starting at or below a, then back over overlaps */
+  size_t lo = 0, hi = mi->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (mi->r[mid].lo <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i-- > 0;) {
+    if (a < mi->r[i].hi) return dwarf_offdie(dw, mi->r[i].off, out) ? 0 : -1;
+    if (lo - i > 64) break; /* CUs do not nest: no need to look far */
+  }
+  return -1;
 }
 
 /* ------------------------------------------------------------ lookup */
@@ -373,20 +534,22 @@ static int lookup_locked(dc_sym *s, uintptr_t pc, dc_symloc *out) {
   }
 
   Dwarf_Addr dwbias = 0;
-  Dwarf_Die *cudie = dwfl_module_addrdie(mod, pc, &dwbias);
-  if (!cudie) return level;
-  Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+  Dwarf_Die cudie;
+  if (find_cu(mod, pc, &cudie, &dwbias)) return level;
+  Dwarf_Line *line = dwarf_getsrc_die(&cudie, pc - dwbias);
   if (line) {
     int ln = 0, col = 0;
-    const char *file = dwfl_lineinfo(line, NULL, &ln, &col, NULL, NULL);
+    const char *file = dwarf_linesrc(line, NULL, NULL);
     if (file) {
-      out->file = intern(s, file);
+      dwarf_lineno(line, &ln);
+      dwarf_linecol(line, &col);
+      out->file = full_path(s, &cudie, file);
       out->line = ln > 0 ? ln : 0;
       out->column = col > 0 ? col : 0;
       level = DC_SYM_SOURCE;
     }
   }
-  const char *physical = inline_frames(s, cudie, pc - dwbias, out);
+  const char *physical = inline_frames(s, &cudie, pc - dwbias, out);
   if (physical) {
     out->function = physical;
     out->function_offset = 0;

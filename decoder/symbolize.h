@@ -41,6 +41,9 @@ typedef struct dc_symloc {
   /* the function the pc is in: the physical (non-inlined) one */
   const char *function;
   uintptr_t function_offset; /* pc - symbol start (only if from the symbol table) */
+  /* where that function is defined (DWARF DW_AT_decl_file/line), else NULL/0 */
+  const char *decl_file;
+  int decl_line;
   /* the innermost source position of pc (= frames[0]'s) */
   const char *file;
   int line, column;

@@ -89,27 +89,44 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   rd_thread *r = &t->rd;
   uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
   uint64_t c[SH_CELLS];
+  /* already recorded in this epoch (a read is also covered by this thread's
+   * write of the same bytes in this epoch): nothing can change */
+  uint64_t mask = (flags & SH_WRITE) ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
   for (int i = 0; i < SH_CELLS; i++) {
     c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
-    /* already recorded in this epoch: nothing can change */
-    if ((c[i] & ~0xff00ull) == cur) return;
+    if ((c[i] & mask) == cur) return;
   }
   for (int i = 0; i < SH_CELLS; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
+  /* prefer a subsumed cell; among empty ones start at a per-thread index,
+   * so that two threads storing at the same moment take different cells */
   int slot = -1;
-  for (int i = 0; i < SH_CELLS; i++)
-    if (subsumed(r, c[i], cur)) {
-      if (slot < 0)
+  for (int k = 0; k < SH_CELLS; k++) {
+    int i = (int)((r->tid + (unsigned)k) & (SH_CELLS - 1));
+    if (c[i] && subsumed(r, c[i], cur)) {
+      if (slot < 0 || !c[slot])
         slot = i;
-      else if (c[i]) /* a second subsumed cell is dead weight */
+      else /* a second subsumed cell is dead weight */
         atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+    } else if (!c[i] && slot < 0) {
+      slot = i;
     }
+  }
   if (slot < 0) slot = (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
   uint64_t w1 = make_w1(t, pc);
   atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
   atomic_store_explicit(&g->c[slot].w0,
                         sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, w1),
-                        memory_order_release);
+                        memory_order_seq_cst);
+  /* Another thread may have stored a conflicting access between our first
+   * look and our store, having looked before we stored: look again.  Of two
+   * racing threads, the one that stores last sees the other. */
+  for (int i = 0; i < SH_CELLS; i++) {
+    if (i == slot) continue;
+    uint64_t now = atomic_load_explicit(&g->c[i].w0, memory_order_seq_cst);
+    if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
+      race(t, addr, cur, pc, &g->c[i], now);
+  }
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -187,8 +204,20 @@ void rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
   rd_thread *r = &t->rd;
   /* the access itself, in the epoch it releases (its own acquire does not
    * order it after earlier conflicting plain accesses) */
-  if (!r->ignore_accesses && (addr & 7) + size <= 8)
-    access_one(t, addr, size, SH_ATOMIC | (kind == RD_LOAD ? 0 : SH_WRITE), pc);
+  if (!r->ignore_accesses) {
+    uint64_t fl = SH_ATOMIC | (kind == RD_LOAD ? 0 : SH_WRITE);
+    if ((addr & 7) + size <= 8) {
+      access_one(t, addr, size, fl, pc);
+    } else { /* 16 bytes and generic sizes: granule by granule */
+      for (uintptr_t a = addr; a < addr + size;) {
+        uintptr_t gend = (a | 7) + 1, n = (addr + size < gend ? addr + size : gend) - a;
+        unsigned sz = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+        if (a & (sz - 1)) sz = 1;
+        access_one(t, a, sz, fl, pc);
+        a += sz;
+      }
+    }
+  }
   int released = 0;
   if (s) {
     if (kind != RD_STORE) {

@@ -182,6 +182,189 @@ DC_EXPORT u128 __tsan_atomic128_compare_exchange_val(volatile u128 *a, u128 c, u
   return c;
 }
 
+/* ------------------------------------------------------------ libatomic, 16 bytes */
+/* Without -mcx16, compilers lower 16-byte atomics to libatomic calls that the
+ * instrumentation does not see.  The runtime provides them (the executable's
+ * definitions win over libatomic's) and models them like __tsan_atomic128_*. */
+#define LIBATOMIC_RMW(name, expr, ret_new)                                                  \
+  DC_EXPORT u128 __atomic_##name##_16(volatile void *p, u128 v, int mo) {                   \
+    volatile u128 *a = p;                                                                    \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
+    u128 old = load128(a), seen, nv;                                                         \
+    while ((seen = cas128(a, old, nv = (expr))) != old) old = seen;                          \
+    rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), PC());                               \
+    return ret_new ? nv : old;                                                               \
+  }
+LIBATOMIC_RMW(exchange, v, 0)
+LIBATOMIC_RMW(fetch_add, old + v, 0)
+LIBATOMIC_RMW(fetch_sub, old - v, 0)
+LIBATOMIC_RMW(fetch_and, old & v, 0)
+LIBATOMIC_RMW(fetch_or, old | v, 0)
+LIBATOMIC_RMW(fetch_xor, old ^ v, 0)
+LIBATOMIC_RMW(fetch_nand, ~(old & v), 0)
+LIBATOMIC_RMW(add_fetch, old + v, 1)
+LIBATOMIC_RMW(sub_fetch, old - v, 1)
+LIBATOMIC_RMW(and_fetch, old & v, 1)
+LIBATOMIC_RMW(or_fetch, old | v, 1)
+LIBATOMIC_RMW(xor_fetch, old ^ v, 1)
+LIBATOMIC_RMW(nand_fetch, ~(old & v), 1)
+#undef LIBATOMIC_RMW
+DC_EXPORT u128 __atomic_load_16(const volatile void *p, int mo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)p, RD_LOAD);
+  u128 v = load128((volatile u128 *)p);
+  rd_atomic_post(s, (uintptr_t)p, 16, RD_LOAD, MO(mo), PC());
+  return v;
+}
+DC_EXPORT void __atomic_store_16(volatile void *p, u128 v, int mo) {
+  volatile u128 *a = p;
+  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);
+  u128 old = load128(a), seen;
+  while ((seen = cas128(a, old, v)) != old) old = seen;
+  rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), PC());
+}
+/* libatomic's ABI has no "weak" argument, unlike gcc's builtin of the same
+ * name, hence the assembler label */
+DC_EXPORT _Bool dc_atomic_cmpxchg16(volatile void *p, void *expected, u128 desired, int mo,
+                                    int fmo) __asm__("__atomic_compare_exchange_16");
+DC_EXPORT _Bool dc_atomic_cmpxchg16(volatile void *p, void *expected, u128 desired, int mo,
+                                    int fmo) {
+  u128 e;
+  __builtin_memcpy(&e, expected, sizeof e);
+  int ok = cmpxchg128((volatile u128 *)p, &e, desired, mo, fmo, PC());
+  __builtin_memcpy(expected, &e, sizeof e);
+  return ok;
+}
+
+/* libatomic's generic entry points (any size; clang uses them for 16-byte
+ * loads, stores, exchanges and compare-exchanges).  Naturally aligned sizes
+ * up to 16 are lock-free through cmpxchg; others take a striped lock, as
+ * libatomic does.  Assembler labels: gcc's builtins of these names differ. */
+static _Atomic int generic_locks[64];
+static void glock(const volatile void *p) {
+  _Atomic int *l = &generic_locks[((uintptr_t)p >> 4) & 63];
+  while (atomic_exchange_explicit(l, 1, memory_order_acquire)) __builtin_ia32_pause();
+}
+static void gunlock(const volatile void *p) {
+  atomic_store_explicit(&generic_locks[((uintptr_t)p >> 4) & 63], 0, memory_order_release);
+}
+static int lock_free(size_t n, const volatile void *p) {
+  return (n == 1 || n == 2 || n == 4 || n == 8 || n == 16) && !((uintptr_t)p & (n - 1));
+}
+/* value-level helpers on naturally aligned 1..16-byte objects */
+static u128 gload(size_t n, const volatile void *p) {
+  switch (n) {
+  case 1: return __atomic_load_n((const volatile uint8_t *)p, __ATOMIC_SEQ_CST);
+  case 2: return __atomic_load_n((const volatile uint16_t *)p, __ATOMIC_SEQ_CST);
+  case 4: return __atomic_load_n((const volatile uint32_t *)p, __ATOMIC_SEQ_CST);
+  case 8: return __atomic_load_n((const volatile uint64_t *)p, __ATOMIC_SEQ_CST);
+  default: return load128((volatile u128 *)p);
+  }
+}
+static int gcas(size_t n, volatile void *p, u128 *expect, u128 want) {
+  switch (n) {
+#define GCAS(T)                                                                       \
+  {                                                                                   \
+    T e = (T)*expect;                                                                 \
+    int ok = __atomic_compare_exchange_n((volatile T *)p, &e, (T)want, 0, __ATOMIC_SEQ_CST, \
+                                         __ATOMIC_SEQ_CST);                           \
+    *expect = e;                                                                      \
+    return ok;                                                                        \
+  }
+  case 1: GCAS(uint8_t)
+  case 2: GCAS(uint16_t)
+  case 4: GCAS(uint32_t)
+  case 8: GCAS(uint64_t)
+#undef GCAS
+  default: {
+    u128 seen = cas128((volatile u128 *)p, *expect, want);
+    int ok = seen == *expect;
+    *expect = seen;
+    return ok;
+  }
+  }
+}
+
+DC_EXPORT void dc_atomic_load_generic(size_t n, const volatile void *mem, void *ret, int mo)
+    __asm__("__atomic_load");
+DC_EXPORT void dc_atomic_load_generic(size_t n, const volatile void *mem, void *ret, int mo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_LOAD);
+  if (lock_free(n, mem)) {
+    u128 v = gload(n, mem);
+    dc_memcpy(ret, &v, n);
+  } else {
+    glock(mem);
+    for (size_t i = 0; i < n; i++) ((char *)ret)[i] = ((const volatile char *)mem)[i];
+    gunlock(mem);
+  }
+  rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, RD_LOAD, MO(mo), PC());
+}
+DC_EXPORT void dc_atomic_store_generic(size_t n, volatile void *mem, void *val, int mo)
+    __asm__("__atomic_store");
+DC_EXPORT void dc_atomic_store_generic(size_t n, volatile void *mem, void *val, int mo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_STORE);
+  if (lock_free(n, mem)) {
+    u128 want = 0, old = gload(n, mem);
+    dc_memcpy(&want, val, n);
+    while (!gcas(n, mem, &old, want)) {
+    }
+  } else {
+    glock(mem);
+    for (size_t i = 0; i < n; i++) ((volatile char *)mem)[i] = ((char *)val)[i];
+    gunlock(mem);
+  }
+  rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, RD_STORE, MO(mo), PC());
+}
+DC_EXPORT void dc_atomic_exchange_generic(size_t n, volatile void *mem, void *val, void *ret,
+                                          int mo) __asm__("__atomic_exchange");
+DC_EXPORT void dc_atomic_exchange_generic(size_t n, volatile void *mem, void *val, void *ret,
+                                          int mo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_RMW);
+  if (lock_free(n, mem)) {
+    u128 want = 0, old = gload(n, mem);
+    dc_memcpy(&want, val, n);
+    while (!gcas(n, mem, &old, want)) {
+    }
+    dc_memcpy(ret, &old, n);
+  } else {
+    glock(mem);
+    for (size_t i = 0; i < n; i++) {
+      char c = ((volatile char *)mem)[i];
+      ((volatile char *)mem)[i] = ((char *)val)[i];
+      ((char *)ret)[i] = c;
+    }
+    gunlock(mem);
+  }
+  rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, RD_RMW, MO(mo), PC());
+}
+DC_EXPORT _Bool dc_atomic_cmpxchg_generic(size_t n, volatile void *mem, void *expected,
+                                          void *desired, int mo, int fmo)
+    __asm__("__atomic_compare_exchange");
+DC_EXPORT _Bool dc_atomic_cmpxchg_generic(size_t n, volatile void *mem, void *expected,
+                                          void *desired, int mo, int fmo) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_RMW);
+  int ok;
+  if (lock_free(n, mem)) {
+    u128 e = 0, want = 0;
+    dc_memcpy(&e, expected, n);
+    dc_memcpy(&want, desired, n);
+    ok = gcas(n, mem, &e, want);
+    dc_memcpy(expected, &e, n);
+  } else {
+    glock(mem);
+    ok = 1;
+    for (size_t i = 0; i < n && ok; i++) ok = ((volatile char *)mem)[i] == ((char *)expected)[i];
+    for (size_t i = 0; i < n; i++) {
+      if (ok)
+        ((volatile char *)mem)[i] = ((char *)desired)[i];
+      else
+        ((char *)expected)[i] = ((volatile char *)mem)[i];
+    }
+    gunlock(mem);
+  }
+  rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC());
+  return ok;
+}
+
 DC_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   rd_fence(MO(mo));

@@ -214,7 +214,15 @@ static int var_at(Dwarf_Die *die, uintptr_t addr) {
   size_t nops;
   if (!dwarf_attr(die, DW_AT_location, &a)) return 0;
   if (dwarf_getlocation(&a, &ops, &nops) != 0 || nops != 1) return 0;
-  return ops[0].atom == DW_OP_addr && ops[0].number == addr;
+  if (ops[0].atom == DW_OP_addr) return ops[0].number == addr;
+  if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) {
+    /* DWARF 5 (clang): an index into .debug_addr */
+    Dwarf_Attribute res;
+    Dwarf_Addr v;
+    return dwarf_getlocation_attr(&a, &ops[0], &res) == 0 && dwarf_formaddr(&res, &v) == 0 &&
+           v == addr;
+  }
+  return 0;
 }
 
 /* the variable DIE at addr under die (depth-limited walk) */

@@ -138,6 +138,7 @@ lr_supps *lr_supps_load(const char *path, char *err, size_t errlen);
 int lr_supps_match(lr_supps *s, const lr_report *r);
 /* "dacce-race: suppressed N reports (race:foo: 2, ...)" when N > 0 */
 void lr_supps_summary(lr_supps *s, FILE *out);
+unsigned long lr_supps_total(const lr_supps *s); /* reports suppressed */
 void lr_supps_free(lr_supps *s);
 
 /* ------------------------------------------------------------ strings */

@@ -1,0 +1,115 @@
+/* render_json.c: a symbolised report as one JSON line (--json FILE).
+ *
+ * {"kind": "data-race" | "heap-use-after-free", "pid": N,
+ *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
+ *     "address": "0x..", "decode_error", "frames": [FRAME...]},
+ *  "location": {"kind": global|heap|stack|unknown, "name", "address", "size",
+ *     "module", "offset" (globals), "declared_file", "declared_line" (globals
+ *     with DWARF), "allocated_by_thread", "allocation_frames" (heap),
+ *     "thread" (stack)},
+ *  "mutexes": [{"id": "M1", "address": "0x.."}]  (held by the current thread),
+ *  "threads": [{"id", "parent" (null for the main thread), "creation_frames"}],
+ *  "summary": "data race /path/file.c:7:45 in bump"}
+ * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
+ *          "pc": "0x..", "inlined": bool}, innermost first; unknown strings
+ * are null and unknown line/column 0.  Addresses are hex strings.
+ */
+#include <string.h>
+
+#include "launcher.h"
+
+static void hex(lr_buf *b, unsigned long long v) { lr_bput(b, "\"%#llx\"", v); }
+
+static void frames(lr_buf *b, const lr_stack *s) {
+  lr_bputs(b, "[");
+  for (int i = 0; i < s->n; i++) {
+    const lr_frame *f = &s->f[i];
+    lr_bputs(b, i ? ",{\"function\":" : "{\"function\":");
+    lr_bjson_str(b, f->function);
+    lr_bputs(b, ",\"file\":");
+    lr_bjson_str(b, f->file);
+    lr_bput(b, ",\"line\":%d,\"column\":%d,\"module\":", f->line, f->column);
+    lr_bjson_str(b, f->module);
+    lr_bputs(b, ",\"offset\":");
+    hex(b, f->offset);
+    lr_bputs(b, ",\"pc\":");
+    hex(b, f->pc);
+    lr_bput(b, ",\"inlined\":%s}", f->inlined ? "true" : "false");
+  }
+  lr_bputs(b, "]");
+}
+
+static void access(lr_buf *b, const char *key, const lr_access *a) {
+  lr_bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
+             "\"address\":",
+          key, a->thread, a->is_write ? "true" : "false", a->is_atomic ? "true" : "false",
+          a->is_free ? "true" : "false", a->size);
+  hex(b, a->address);
+  lr_bput(b, ",\"decode_error\":%d,\"frames\":", a->st.decode_error);
+  frames(b, &a->st);
+  lr_bputs(b, "}");
+}
+
+void lr_render_json(const lr_report *r, lr_buf *b) {
+  lr_bputs(b, "{\"kind\":");
+  lr_bjson_str(b, r->kind);
+  lr_bput(b, ",\"pid\":%ld", r->pid);
+  access(b, "current", &r->acc[0]);
+  access(b, "previous", &r->acc[1]);
+
+  const lr_location *l = &r->loc;
+  lr_bputs(b, ",\"location\":{\"kind\":");
+  lr_bjson_str(b, l->kind);
+  lr_bputs(b, ",\"name\":");
+  lr_bjson_str(b, l->name && *l->name ? l->name : NULL);
+  lr_bputs(b, ",\"address\":");
+  hex(b, l->address ? l->address : l->access_address);
+  lr_bput(b, ",\"size\":%llu,\"access_address\":", (unsigned long long)l->size);
+  hex(b, l->access_address);
+  if (!strcmp(l->kind, "global")) {
+    lr_bputs(b, ",\"module\":");
+    lr_bjson_str(b, l->data.module);
+    lr_bputs(b, ",\"offset\":");
+    hex(b, l->data.offset);
+    lr_bputs(b, ",\"declared_file\":");
+    lr_bjson_str(b, l->decl_file);
+    lr_bput(b, ",\"declared_line\":%d", l->decl_line);
+  }
+  if (l->has_thread)
+    lr_bput(b, ",\"%s\":%u", !strcmp(l->kind, "heap") ? "allocated_by_thread" : "thread", l->thread);
+  if (l->has_alloc) {
+    lr_bputs(b, ",\"allocation_frames\":");
+    frames(b, &l->alloc);
+  }
+  lr_bputs(b, "},\"mutexes\":[");
+  for (int i = 0; i < r->nmutexes; i++) {
+    lr_bput(b, "%s{\"id\":\"M%d\",\"address\":", i ? "," : "", i + 1);
+    hex(b, r->mutexes[i]);
+    lr_bputs(b, "}");
+  }
+  lr_bputs(b, "],\"threads\":[");
+  for (int i = 0; i < r->nthreads; i++) {
+    const lr_thread *t = &r->threads[i];
+    lr_bput(b, "%s{\"id\":%u,\"parent\":", i ? "," : "", t->id);
+    if (t->has_parent)
+      lr_bput(b, "%u", t->parent);
+    else
+      lr_bputs(b, "null");
+    lr_bputs(b, ",\"creation_frames\":");
+    frames(b, &t->created);
+    lr_bputs(b, "}");
+  }
+  lr_bputs(b, "],\"summary\":");
+  lr_buf s = {0};
+  lr_bputs(&s, lr_kind_words(r->kind));
+  const lr_frame *top = lr_report_top(r);
+  if (top && top->file) {
+    lr_bput(&s, " %s", top->file);
+    if (top->line) lr_bput(&s, ":%d", top->line);
+    if (top->line && top->column) lr_bput(&s, ":%d", top->column);
+  }
+  if (top && top->function) lr_bput(&s, " in %s", top->function);
+  lr_bjson_str(b, s.p);
+  lr_buf_free(&s);
+  lr_bputs(b, "}\n");
+}

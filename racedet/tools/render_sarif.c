@@ -1,0 +1,338 @@
+/* render_sarif.c: the reports as one SARIF 2.1.0 log (--sarif FILE), for
+ * GitHub code scanning and other SARIF viewers.
+ *
+ * One run; tool.driver names the two rules (data-race, heap-use-after-free).
+ * One result per report:
+ *  - locations: the current access's innermost frame with a source file
+ *    (else the previous access's, else the module of the innermost frame);
+ *    source files under the source root (the working directory dacce-race
+ *    ran in) are relative URIs with uriBaseId %SRCROOT%, others file:// URIs;
+ *  - relatedLocations: the previous access's frame;
+ *  - partialFingerprints["dacceRace/v1"]: a 64-bit FNV-1a hash, in hex, of the
+ *    kind, the two stacks' function names (in a fixed order, as either access
+ *    may be the "current" one from one run to the next) and the location's
+ *    name: no addresses, pids, paths or line numbers, so it is stable across
+ *    runs, machines and unrelated edits;
+ *  - codeFlows: one threadFlow per access and one per thread-creation stack,
+ *    frames outermost first (SARIF's order: a flow runs from the entry to
+ *    the point of interest) with nestingLevel = call depth.
+ * Results are rendered as they arrive; the log is written at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+
+#ifndef DACCE_VERSION
+#define DACCE_VERSION "0.0.0"
+#endif
+#ifndef DACCE_INFO_URI
+#define DACCE_INFO_URI "https://example.invalid/dacce-race"
+#endif
+
+struct lr_sarif {
+  char *root; /* normalised, no trailing slash */
+  lr_buf results;
+  int n;
+};
+
+/* Lexically normalised absolute path: no "//", "." or ".." components. */
+static char *normalise(const char *path) {
+  size_t n = strlen(path);
+  char *out = malloc(n + 2);
+  if (!out) return NULL;
+  size_t o = 0;
+  const char *p = path;
+  while (*p) {
+    while (*p == '/') p++;
+    const char *s = p;
+    while (*p && *p != '/') p++;
+    size_t len = (size_t)(p - s);
+    if (!len || (len == 1 && s[0] == '.')) continue;
+    if (len == 2 && s[0] == '.' && s[1] == '.') {
+      while (o > 0 && out[o - 1] != '/') o--;
+      if (o > 0) o--; /* drop the slash too */
+      continue;
+    }
+    out[o++] = '/';
+    memcpy(out + o, s, len);
+    o += len;
+  }
+  if (!o) out[o++] = '/';
+  out[o] = 0;
+  return out;
+}
+
+lr_sarif *lr_sarif_new(const char *srcroot) {
+  lr_sarif *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->root = normalise(srcroot);
+  if (!s->root) {
+    free(s);
+    return NULL;
+  }
+  if (!strcmp(s->root, "/")) s->root[0] = 0;
+  return s;
+}
+
+void lr_sarif_free(lr_sarif *s) {
+  if (!s) return;
+  free(s->root);
+  lr_buf_free(&s->results);
+  free(s);
+}
+
+/* RFC 3986 percent-encoding of a path (slashes kept) */
+static void put_uri_path(lr_buf *b, const char *p) {
+  for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
+    if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+        strchr("-._~/", *c))
+      lr_bputn(b, (const char *)c, 1);
+    else
+      lr_bput(b, "%%%02X", *c);
+  }
+}
+
+/* "artifactLocation": {...} for an absolute or relative path */
+static void artifact(lr_sarif *s, lr_buf *b, const char *path) {
+  lr_bputs(b, "\"artifactLocation\":{\"uri\":\"");
+  char *norm = path[0] == '/' ? normalise(path) : NULL;
+  const char *p = norm ? norm : path;
+  size_t rl = strlen(s->root);
+  if (p[0] == '/' && !strncmp(p, s->root, rl) && p[rl] == '/') {
+    put_uri_path(b, p + rl + 1);
+    lr_bputs(b, "\",\"uriBaseId\":\"%SRCROOT%\"}");
+  } else if (p[0] == '/') {
+    lr_bputs(b, "file://");
+    put_uri_path(b, p);
+    lr_bputs(b, "\"}");
+  } else {
+    put_uri_path(b, p);
+    lr_bputs(b, "\"}");
+  }
+  free(norm);
+}
+
+static void frame_text(lr_buf *t, const lr_frame *f) {
+  lr_bputs(t, f->function ? f->function : "<unknown function>");
+  if (f->module) lr_bput(t, " (%s+%#lx)", lr_basename(f->module), (unsigned long)f->offset);
+  if (f->inlined) lr_bputs(t, " [inlined]");
+}
+
+static void message(lr_buf *b, const char *text) {
+  lr_bputs(b, "\"message\":{\"text\":");
+  lr_bjson_str(b, text);
+  lr_bputs(b, "}");
+}
+
+/* a location object for frame f, with msg as its message (NULL: none) */
+static void location(lr_sarif *s, lr_buf *b, const lr_frame *f, const char *msg, int id) {
+  lr_bputs(b, "{");
+  if (id >= 0) lr_bput(b, "\"id\":%d,", id);
+  if (f->file || f->module) {
+    lr_bputs(b, "\"physicalLocation\":{");
+    artifact(s, b, f->file ? f->file : f->module);
+    if (f->file && f->line > 0) {
+      lr_bput(b, ",\"region\":{\"startLine\":%d", f->line);
+      if (f->column > 0) lr_bput(b, ",\"startColumn\":%d", f->column);
+      lr_bputs(b, "}");
+    }
+    lr_bputs(b, "},");
+  }
+  if (f->function) {
+    lr_bputs(b, "\"logicalLocations\":[{\"fullyQualifiedName\":");
+    lr_bjson_str(b, f->function);
+    lr_bputs(b, ",\"kind\":\"function\"}],");
+  }
+  if (msg) {
+    message(b, msg);
+  } else {
+    lr_buf t = {0};
+    frame_text(&t, f);
+    message(b, t.p);
+    lr_buf_free(&t);
+  }
+  lr_bputs(b, "}");
+}
+
+static void thread_flow(lr_sarif *s, lr_buf *b, const char *id, const char *msg,
+                        const lr_stack *st) {
+  lr_bputs(b, "{\"id\":");
+  lr_bjson_str(b, id);
+  lr_bputs(b, ",");
+  message(b, msg);
+  lr_bputs(b, ",\"locations\":[");
+  int depth = 0;
+  for (int i = st->n - 1; i >= 0; i--) {
+    const lr_frame *f = &st->f[i];
+    lr_bputs(b, i == st->n - 1 ? "{\"location\":" : ",{\"location\":");
+    location(s, b, f, NULL, -1);
+    lr_bput(b, ",\"nestingLevel\":%d}", depth++);
+  }
+  lr_bputs(b, "]}");
+}
+
+static const lr_frame *src_frame(const lr_stack *st) {
+  for (int i = 0; i < st->n; i++)
+    if (st->f[i].file && st->f[i].line > 0) return &st->f[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------ fingerprint */
+static uint64_t fnv(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (h ^ 0xff) * 1099511628211ull; /* field separator */
+}
+
+static char *stack_signature(const lr_stack *st) {
+  lr_buf b = {0};
+  lr_bputs(&b, "");
+  for (int i = 0; i < st->n; i++) {
+    const lr_frame *f = &st->f[i];
+    lr_bputs(&b, f->function ? f->function : f->module ? lr_basename(f->module) : "?");
+    lr_bputs(&b, "\n");
+  }
+  return b.p;
+}
+
+static uint64_t fingerprint(const lr_report *r) {
+  char *a = stack_signature(&r->acc[0].st), *p = stack_signature(&r->acc[1].st);
+  if (strcmp(a, p) > 0) {
+    char *t = a;
+    a = p;
+    p = t;
+  }
+  uint64_t h = 1469598103934665603ull;
+  h = fnv(h, r->kind);
+  h = fnv(h, a);
+  h = fnv(h, p);
+  h = fnv(h, r->loc.name ? r->loc.name : "");
+  free(a);
+  free(p);
+  return h;
+}
+
+/* ------------------------------------------------------------ results */
+static void access_words(lr_buf *t, const lr_report *r, int k, int capital) {
+  const lr_access *a = &r->acc[k];
+  char tn[32], w[32];
+  snprintf(w, sizeof w, "%s%s", a->is_atomic ? "atomic " : "",
+           a->is_free ? "free" : a->is_write ? "write" : "read");
+  if (capital) w[0] = (char)(w[0] - 'a' + 'A');
+  lr_bput(t, "%s of size %u by %s", w, a->size, lr_thread_name(a->thread, tn));
+  const lr_frame *f = src_frame(&a->st);
+  if (!f && a->st.n) f = &a->st.f[0];
+  if (f && f->function) lr_bput(t, " in %s", f->function);
+  if (f && f->file) lr_bput(t, " (%s:%d)", lr_basename(f->file), f->line);
+}
+
+void lr_sarif_add(lr_sarif *s, const lr_report *r) {
+  lr_buf *b = &s->results;
+  int uaf = !strcmp(r->kind, "heap-use-after-free");
+  lr_buf msg = {0};
+  lr_bputs(&msg, uaf ? "Heap use after free: " : "Data race: ");
+  access_words(&msg, r, 0, 0);
+  lr_bputs(&msg, uaf ? " after the " : ", conflicting with the previous ");
+  access_words(&msg, r, 1, 0);
+  const lr_location *l = &r->loc;
+  if (!strcmp(l->kind, "global") && l->name && *l->name)
+    lr_bput(&msg, ", on global '%s'", l->name);
+  else if (!strcmp(l->kind, "heap"))
+    lr_bput(&msg, ", on a heap block of size %llu", (unsigned long long)l->size);
+  else if (!strcmp(l->kind, "stack"))
+    lr_bputs(&msg, ", on a thread's stack");
+  lr_bputs(&msg, ".");
+
+  if (s->n++) lr_bputs(b, ",");
+  lr_bput(b, "{\"ruleId\":\"%s\",\"ruleIndex\":%d,\"level\":\"error\",", r->kind, uaf ? 1 : 0);
+  message(b, msg.p);
+  lr_buf_free(&msg);
+
+  /* primary location */
+  const lr_frame *top = src_frame(&r->acc[0].st);
+  if (!top) top = src_frame(&r->acc[1].st);
+  if (!top && r->acc[0].st.n) top = &r->acc[0].st.f[0];
+  lr_bputs(b, ",\"locations\":[");
+  if (top) {
+    lr_buf t = {0};
+    access_words(&t, r, 0, 1);
+    location(s, b, top, t.p, -1);
+    lr_buf_free(&t);
+  }
+  lr_bputs(b, "]");
+  const lr_frame *prev = src_frame(&r->acc[1].st);
+  if (prev) {
+    lr_bputs(b, ",\"relatedLocations\":[");
+    lr_buf t = {0};
+    lr_bputs(&t, "Previous ");
+    access_words(&t, r, 1, 0);
+    location(s, b, prev, t.p, 1);
+    lr_buf_free(&t);
+    lr_bputs(b, "]");
+  }
+  lr_bput(b, ",\"partialFingerprints\":{\"dacceRace/v1\":\"%016llx\"}",
+          (unsigned long long)fingerprint(r));
+
+  /* code flows */
+  lr_bputs(b, ",\"codeFlows\":[{");
+  message(b, uaf ? "The use, the free, and where their threads were created"
+                 : "The two accesses, and where their threads were created");
+  lr_bputs(b, ",\"threadFlows\":[");
+  for (int k = 0; k < 2; k++) {
+    lr_buf t = {0};
+    if (k) lr_bputs(&t, "Previous ");
+    access_words(&t, r, k, !k);
+    if (k) lr_bputs(b, ",");
+    thread_flow(s, b, k ? "previous" : "current", t.p, &r->acc[k].st);
+    lr_buf_free(&t);
+  }
+  for (int i = 0; i < r->nthreads; i++) {
+    const lr_thread *th = &r->threads[i];
+    if (!th->has_parent) continue;
+    char id[48], tn[32], text[96];
+    snprintf(id, sizeof id, "creation-T%u", th->id);
+    snprintf(text, sizeof text, "Thread T%u created by %s", th->id, lr_thread_name(th->parent, tn));
+    lr_bputs(b, ",");
+    thread_flow(s, b, id, text, &th->created);
+  }
+  lr_bputs(b, "]}]");
+  lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
+}
+
+int lr_sarif_write(lr_sarif *s, FILE *out) {
+  lr_buf b = {0};
+  lr_bputs(&b,
+           "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
+           "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"dacce-race\",\"informationUri\":");
+  lr_bjson_str(&b, DACCE_INFO_URI);
+  lr_bputs(&b, ",\"version\":\"" DACCE_VERSION "\",\"semanticVersion\":\"" DACCE_VERSION "\","
+               "\"rules\":["
+               "{\"id\":\"data-race\",\"name\":\"DataRace\","
+               "\"shortDescription\":{\"text\":\"Data race\"},"
+               "\"fullDescription\":{\"text\":\"Two threads access the same memory location "
+               "without synchronization ordering the accesses, and at least one of them writes: "
+               "the result depends on timing and the program's behaviour is undefined.\"},"
+               "\"help\":{\"text\":\"Order the accesses with a mutex, an atomic operation with "
+               "the right memory order, or thread create/join; both stacks and the threads' "
+               "creation stacks are in the code flows.\"},"
+               "\"defaultConfiguration\":{\"level\":\"error\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],\"precision\":\"high\","
+               "\"problem.severity\":\"error\"}},"
+               "{\"id\":\"heap-use-after-free\",\"name\":\"HeapUseAfterFree\","
+               "\"shortDescription\":{\"text\":\"Heap use after free\"},"
+               "\"fullDescription\":{\"text\":\"A thread accesses a heap block that another "
+               "thread freed, and nothing orders the free after the access.\"},"
+               "\"help\":{\"text\":\"Make sure every thread is done with the block (join it, or "
+               "hand the block over under a lock or a reference count) before it is freed.\"},"
+               "\"defaultConfiguration\":{\"level\":\"error\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\",\"security\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}}"
+               "]}},\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":\"file://");
+  put_uri_path(&b, s->root);
+  lr_bputs(&b, "/\"}},\"results\":[");
+  if (s->results.n) lr_bputn(&b, s->results.p, s->results.n);
+  lr_bputs(&b, "]}]}\n");
+  int r = fwrite(b.p, 1, b.n, out) == b.n ? 0 : -1;
+  lr_buf_free(&b);
+  return r;
+}

@@ -1,0 +1,128 @@
+/* render_text.c: a report as ThreadSanitizer prints one.
+ *
+ *   ==================
+ *   WARNING: dacce-race: data race (pid=123)
+ *     Write of size 4 at 0x7f.. by thread T2 (mutexes: M1):
+ *       #0 bump /path/race.c:7:45 (race+0x1234)
+ *       #1 worker /path/race.c:10 (race+0x1260)
+ *
+ *     Previous read of size 4 at 0x7f.. by thread T1:
+ *       ...
+ *
+ *     Location is global 'counter' of size 4 at 0x.. (race+0x4010)
+ *
+ *     Mutex M1 (0x..) is held by thread T2 during its access.
+ *
+ *     Thread T2 created by main thread at:
+ *       #0 main /path/race.c:14 (race+0x..)
+ *
+ *   SUMMARY: dacce-race: data race /path/race.c:7:45 in bump
+ *   ==================
+ *
+ * With tsan_header the tool name is "ThreadSanitizer", which is what log
+ * parsers (ctest's memcheck) look for.  Inlined frames are separate lines
+ * with the same module offset, as TSan prints them.
+ */
+#include <string.h>
+
+#include "launcher.h"
+
+static void put_frame(lr_buf *b, int i, const lr_frame *f) {
+  lr_bput(b, "    #%d %s", i, f->function ? f->function : "<null>");
+  if (f->file) {
+    lr_bput(b, " %s", f->file);
+    if (f->line) lr_bput(b, ":%d", f->line);
+    if (f->line && f->column) lr_bput(b, ":%d", f->column);
+  } else if (f->function || f->module) {
+    lr_bputs(b, " <null>");
+  }
+  if (f->module)
+    lr_bput(b, " (%s+%#lx)", lr_basename(f->module), (unsigned long)f->offset);
+  else if (f->pc && f->pc != LR_PC_FREE)
+    lr_bput(b, " (%#lx)", (unsigned long)f->pc);
+  lr_bputs(b, "\n");
+}
+
+static void put_stack(lr_buf *b, const lr_stack *s) {
+  for (int i = 0; i < s->n; i++) put_frame(b, i, &s->f[i]);
+  if (s->decode_error) lr_bput(b, "    <context could not be decoded: error %d>\n", s->decode_error);
+  if (!s->n && !s->decode_error) lr_bputs(b, "    <empty stack>\n");
+}
+
+static void put_access(lr_buf *b, const lr_report *r, int k) {
+  const lr_access *a = &r->acc[k];
+  char t[32];
+  const char *what = a->is_free ? "free" : a->is_write ? "write" : "read";
+  char head[64];
+  snprintf(head, sizeof head, "%s%s%s", k ? "Previous " : "", a->is_atomic ? "atomic " : "", what);
+  if (!k) head[0] = (char)(head[0] - 'a' + 'A'); /* "Write", "Atomic write" */
+  lr_bput(b, "  %s of size %u at %#llx by %s", head, a->size, (unsigned long long)a->address,
+          lr_thread_name(a->thread, t));
+  if (!k && r->nmutexes) {
+    lr_bputs(b, " (mutexes:");
+    for (int i = 0; i < r->nmutexes; i++) lr_bput(b, "%s M%d", i ? "," : "", i + 1);
+    lr_bputs(b, ")");
+  }
+  lr_bputs(b, ":\n");
+  put_stack(b, &a->st);
+  lr_bputs(b, "\n");
+}
+
+void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
+  const char *tool = o->tsan_header ? "ThreadSanitizer" : "dacce-race";
+  char t[32], t2[32];
+  lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_kind_words(r->kind), r->pid);
+  put_access(b, r, 0);
+  put_access(b, r, 1);
+
+  const lr_location *l = &r->loc;
+  if (!strcmp(l->kind, "global")) {
+    if (l->name && *l->name)
+      lr_bput(b, "  Location is global '%s' of size %llu at %#llx", l->name,
+              (unsigned long long)l->size, (unsigned long long)l->address);
+    else
+      lr_bput(b, "  Location is global at %#llx", (unsigned long long)l->access_address);
+    if (l->data.module)
+      lr_bput(b, " (%s+%#lx)", lr_basename(l->data.module), (unsigned long)l->data.offset);
+    if (l->decl_file) lr_bput(b, " declared at %s:%d", l->decl_file, l->decl_line);
+    lr_bputs(b, "\n\n");
+  } else if (!strcmp(l->kind, "heap")) {
+    lr_bput(b, "  Location is heap block of size %llu at %#llx allocated by %s:\n",
+            (unsigned long long)l->size, (unsigned long long)l->address,
+            l->has_thread ? lr_thread_name(l->thread, t) : "an unknown thread");
+    if (l->has_alloc) put_stack(b, &l->alloc);
+    lr_bputs(b, "\n");
+  } else if (!strcmp(l->kind, "stack")) {
+    if (l->has_thread)
+      lr_bput(b, "  Location is stack of %s.\n\n", lr_thread_name(l->thread, t));
+    else
+      lr_bputs(b, "  Location is stack of an unknown thread.\n\n");
+  }
+
+  for (int i = 0; i < r->nmutexes; i++)
+    lr_bput(b, "  Mutex M%d (%#llx) is held by %s during its access.\n", i + 1,
+            (unsigned long long)r->mutexes[i], lr_thread_name(r->acc[0].thread, t));
+  if (r->nmutexes) lr_bputs(b, "\n");
+
+  for (int i = 0; i < r->nthreads; i++) {
+    const lr_thread *th = &r->threads[i];
+    if (!th->has_parent) continue;
+    lr_bput(b, "  Thread T%u created by %s at:\n", th->id, lr_thread_name(th->parent, t2));
+    put_stack(b, &th->created);
+    lr_bputs(b, "\n");
+  }
+
+  lr_bput(b, "SUMMARY: %s: %s", tool, lr_kind_words(r->kind));
+  const lr_frame *top = lr_report_top(r);
+  if (top) {
+    if (top->file) {
+      lr_bput(b, " %s", top->file);
+      if (top->line) lr_bput(b, ":%d", top->line);
+      if (top->line && top->column) lr_bput(b, ":%d", top->column);
+    } else if (top->module) {
+      lr_bput(b, " (%s+%#lx)", lr_basename(top->module), (unsigned long)top->offset);
+    }
+    if (top->function) lr_bput(b, " in %s", top->function);
+  }
+  lr_bputs(b, "\n==================\n");
+}

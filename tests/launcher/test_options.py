@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""test_options.py BUILD_DIR [gcc|clang]: dacce-race's options.
+
+Runtime options are forwarded in DACCE_OPTIONS (--stats=1 prints the
+encoder statistics; --name value; dashes; --verify=1), the user's own
+DACCE_OPTIONS is kept, DACCE_RACE_OPTIONS works and the command line wins
+over it, --log-path writes PREFIX.<pid> (one file per reporting process),
+--help lists the launcher's and the runtime's options, --version, '--',
+and a program found through PATH.
+"""
+import glob
+import os
+import re
+
+from lrtest import HERE, Test, text_reports
+
+t = Test("launcher_options")
+prog = t.race_prog()
+STATS = "==dacce== encoder statistics"
+
+# ---------------------------------------------------------------- forwarding
+r = t.run(["--stats=1", prog, "clean", "0"])
+t.check_status(r, 0, "--stats=1")
+t.check_in(STATS, r.stderr, "--stats=1 forwarded")
+r = t.run(["--stats", "1", prog, "clean", "0"])
+t.check_in(STATS, r.stderr, "--stats 1 forwarded")
+r = t.run([prog, "clean", "0"])
+t.check(STATS not in r.stderr, "no statistics by default", r.stderr)
+r = t.run(["--reencode-min-pushes=10", "--reencode_per_edge=1", "--stats=1", prog, "race"])
+t.check_status(r, 66, "dashes and underscores in runtime option names")
+t.check_in(STATS, r.stderr, "dashes and underscores")
+r = t.run(["--verify=1", prog, "race"])
+t.check_status(r, 66, "--verify=1")
+t.check("verification FAILED" not in r.stderr and len(text_reports(r.stderr)) == 1,
+        "--verify=1: verified run, one report", r.stderr)
+r = t.run([prog, "clean", "0"], env={"DACCE_OPTIONS": "stats=1"})
+t.check_in(STATS, r.stderr, "the user's DACCE_OPTIONS is kept")
+
+# ---------------------------------------------------------------- DACCE_RACE_OPTIONS
+r = t.run([prog, "race"], env={"DACCE_RACE_OPTIONS": "stats=1 quiet"})
+t.check_status(r, 66, "DACCE_RACE_OPTIONS")
+t.check_in(STATS, r.stderr, "DACCE_RACE_OPTIONS forwards stats=1")
+t.check("WARNING:" not in r.stderr, "DACCE_RACE_OPTIONS quiet", r.stderr)
+r = t.run([prog, "race"], env={"DACCE_RACE_OPTIONS": "quiet=1,exitcode=9"})
+t.check_status(r, 9, "DACCE_RACE_OPTIONS with commas")
+r = t.run(["--exitcode=6", prog, "race"], env={"DACCE_RACE_OPTIONS": "exitcode=5"})
+t.check_status(r, 6, "the command line wins over DACCE_RACE_OPTIONS")
+r = t.run(["--quiet=0", prog, "race"], env={"DACCE_RACE_OPTIONS": "quiet"})
+t.check(len(text_reports(r.stderr)) == 1, "--quiet=0 overrides DACCE_RACE_OPTIONS quiet", r.stderr)
+js = os.path.join(t.tmp, "env.jsonl")
+r = t.run([prog, "race"], env={"DACCE_RACE_OPTIONS": f"json={js} tsan-header"})
+t.check(os.path.exists(js) and os.path.getsize(js) > 0, "DACCE_RACE_OPTIONS json=FILE")
+t.check_in("WARNING: ThreadSanitizer: data race", r.stderr, "DACCE_RACE_OPTIONS tsan-header")
+
+# ---------------------------------------------------------------- --log-path
+prefix = os.path.join(t.tmp, "logs", "race")
+os.makedirs(os.path.dirname(prefix))
+r = t.run(["--log-path", prefix, prog, "race"])
+t.check_status(r, 66, "--log-path")
+t.check("WARNING:" not in r.stderr, "--log-path: no report on stderr", r.stderr)
+files = glob.glob(prefix + ".*")
+if t.check(len(files) == 1, f"--log-path: one file {prefix}.<pid>", files):
+    with open(files[0]) as f:
+        body = f.read()
+    m = re.search(r"WARNING: dacce-race: data race \(pid=(\d+)\)", body)
+    t.check(m and files[0] == f"{prefix}.{m.group(1)}", "--log-path: the file is PREFIX.<pid> "
+            "of the reporting process", (files[0], body[:200]))
+    t.check(len(text_reports(body)) == 1 and "read_counter" in body,
+            "--log-path: the text report is in the file", body)
+fake = t.build(os.path.join(HERE, "fake_reports.c"), "fake_reports")
+prefix2 = os.path.join(t.tmp, "logs", "fork")
+r = t.run(["--log-path=" + prefix2, fake, "fork", "3", "2"])
+files = sorted(glob.glob(prefix2 + ".*"))
+t.check(len(files) == 3, "--log-path: a file per reporting process", files)
+for path in files:
+    with open(path) as f:
+        body = f.read()
+    pid = path.rsplit(".", 1)[1]
+    t.check(body.count(f"(pid={pid})") == 2 and len(text_reports(body)) == 2,
+            f"--log-path: {os.path.basename(path)} holds that process's 2 reports", body[:300])
+
+# ---------------------------------------------------------------- help, version, --, PATH
+r = t.run(["--help"])
+t.check_status(r, 0, "--help")
+for opt in ("--json=FILE", "--sarif=FILE", "--suppressions=FILE", "--exitcode=N",
+            "--halt-on-error", "--log-path=PREFIX", "--tsan-header", "--quiet", "--version",
+            "--verify=N", "--stats=N", "--dump=VALUE"):
+    t.check(re.search(rf"^  {re.escape(opt)} ", r.stdout, re.M) is not None,
+            f"--help lists {opt}", r.stdout)
+t.check("--raw-reports" not in r.stdout, "--help hides the options dacce-race sets itself")
+r = t.run(["--version"])
+t.check_status(r, 0, "--version")
+t.check(re.fullmatch(r"dacce-race \d+\.\d+\.\d+\n", r.stdout) is not None, "--version", r.stdout)
+r = t.run(["--quiet", "--", prog, "--json", "ignored"])
+t.check_status(r, 100, "'--' ends the options (the program gets --json)")
+r = t.run([os.path.basename(prog), "race"],
+          env={"PATH": t.tmp + ":" + os.environ.get("PATH", "")}, cwd="/")
+t.check_status(r, 66, "a program found through PATH")
+reps = text_reports(r.stderr)
+t.check(reps and any("read_counter" in l for l in reps[0]),
+        "a program found through PATH is symbolised", r.stderr)
+
+t.finish()

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""test_raw_channel.py BUILD_DIR [gcc|clang]: the report channel.
+
+fake_reports.c writes hand-made lines into the channel dacce-race opens for
+the runtime: broken lines of every kind (one warning each, the valid
+reports around them still rendered, no crash), a report written in pieces
+with pauses, reports from several forked processes at once, and a report
+longer than 64 KiB.
+"""
+import json
+import os
+import re
+
+from lrtest import HERE, Test, text_reports
+
+t = Test("launcher_raw_channel")
+fake = t.build(os.path.join(HERE, "fake_reports.c"), f"fake_reports_{t.cc}")
+
+
+def run(mode, *args):
+    js = os.path.join(t.tmp, mode + ".jsonl")
+    r = t.run(["--json", js, fake, mode, *args])
+    with open(js) as f:
+        reps = [json.loads(l) for l in f if l.strip()]
+    return r, reps
+
+
+r, reps = run("malformed")
+t.check_status(r, 66, "malformed")
+m = re.search(r"malformed lines: (\d+)", r.stdout)
+t.check(m is not None, "malformed: the program ran", r.stdout)
+warnings = re.findall(r"^dacce-race: warning: ignoring a malformed report line \(.+\)$",
+                      r.stderr, re.M)
+if m:
+    n = int(m.group(1))
+    t.check(len(warnings) == n, f"malformed: {len(warnings)} warnings for {n} broken lines",
+            r.stderr)
+    t.check_in(f"dacce-race: warning: {n} report lines could not be read", r.stderr,
+               "malformed: closing count")
+t.check(len(text_reports(r.stderr)) == 2 and len(reps) == 2,
+        "malformed: the two valid reports around the broken ones are rendered", r.stderr)
+for rep in reps:
+    t.check(rep["current"]["frames"][0]["function"] == "fake_site" and
+            rep["previous"]["frames"][0]["function"] == "fake_other",
+            "malformed: valid reports symbolised (module /proc/self/exe)", rep)
+
+r, reps = run("split")
+t.check_status(r, 66, "split")
+t.check(len(reps) == 1 and "warning" not in r.stderr, "split: one report from the pieces",
+        r.stderr)
+
+r, reps = run("fork", "4", "25")
+t.check_status(r, 66, "fork")
+pids = {}
+for rep in reps:
+    pids[rep["pid"]] = pids.get(rep["pid"], 0) + 1
+t.check(len(reps) == 100 and len(pids) == 4 and set(pids.values()) == {25},
+        "fork: 25 reports from each of 4 processes", pids)
+t.check("warning" not in r.stderr, "fork: no line damaged", r.stderr[:2000])
+t.check(all(len(rep["current"]["frames"]) == 3 and
+            all(f["function"] == "fake_site" for f in rep["current"]["frames"]) for rep in reps),
+        "fork: every report complete and symbolised")
+
+r, reps = run("huge")
+t.check_status(r, 66, "huge")
+t.check(len(reps) == 1 and len(reps[0]["current"]["frames"]) == 1200,
+        "huge: a 1200-frame report (> 64 KiB raw) read whole", [len(x["current"]["frames"]) for x in reps])
+
+t.finish()
