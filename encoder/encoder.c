@@ -339,7 +339,7 @@ __attribute__((destructor)) static void dc_fini(void) {
   if (races) {
     if (dc_opt.report_text)
       dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
-    _exit(dc_opt.exitcode);
+    if (dc_opt.override_exit_status) _exit(dc_opt.exitcode);
   }
   if (atomic_load(&dc_mismatches)) {
     dc_printf("==dacce== verification FAILED: %llu mismatches\n",

@@ -136,6 +136,8 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                          "tools that parse TSan output count them")                 \
   X(int, halt_on_error, 0, "exit after the first report")                           \
   X(int, exitcode, 66, "exit status when races were reported")                      \
+  X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
+                                   "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
                    "exit (for dacce-decode)")                                       \
   X(str, log_contexts, "", "file that dacce_log() appends contexts to")

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -215,8 +216,9 @@ static const char *tname(uint32_t tid, char *tmp) {
 
 static void render_text(const report *r, buf *b) {
   char t1[24], t2[24];
+  const char *title = dc_streq(r->kind, "data-race") ? "data race" : r->kind;
   bput(b, "==================\nWARNING: %s: %s (pid=%d)\n",
-       dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", r->kind, (int)getpid());
+       dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", title, (int)getpid());
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, "  %s%s%s of size %u at %#lx by %s%s:\n", k ? "Previous " : "",
@@ -249,7 +251,17 @@ static void render_text(const report *r, buf *b) {
     bput(b, "\n");
   }
   bput(b, "SUMMARY: %s: %s\n==================\n", dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race",
-       r->kind);
+       title);
+}
+
+static const char *self_exe(void) {
+  static char path[PATH_MAX];
+  if (!path[0]) {
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return "/proc/self/exe";
+    path[n] = 0;
+  }
+  return path;
 }
 
 /* A pc for the launcher: the module's file and load bias (what DWARF
@@ -262,7 +274,8 @@ static void put_pc_json(buf *b, uintptr_t pc) {
   if (pc && dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname) {
     mod = info.dli_fname;
     bias = lm ? lm->l_addr : (uintptr_t)info.dli_fbase;
-    if (!*mod) mod = "/proc/self/exe";
+    /* the executable: its real path, not argv[0] */
+    if (!lm || !lm->l_name || !*lm->l_name) mod = self_exe();
   }
   bput(b, "{\"pc\":\"%#lx\",\"module\":\"%s\",\"bias\":\"%#lx\"}", (unsigned long)pc, mod,
        (unsigned long)bias);
@@ -288,6 +301,7 @@ static void render_raw(const report *r, buf *b) {
          a->is_atomic ? "true" : "false", a->freed ? "true" : "false", a->size,
          (unsigned long)a->addr, r->st[k].error);
     put_pcs_json(b, &r->st[k]);
+    if (r->st[k].truncated) bput(b, ",\"frames_truncated\":true");
     bput(b, "}");
   }
   /* for globals, "data" names the module so the launcher can look the
@@ -318,6 +332,30 @@ static void render_raw(const report *r, buf *b) {
     bput(b, "}");
   }
   bput(b, "]}\n");
+}
+
+/* A raw report line is written with one write(2) when it fits in PIPE_BUF
+ * (atomic on a pipe); a longer one as chunks "\x1e<pid>:<more>:<payload>\n"
+ * of at most PIPE_BUF bytes each, which the launcher reassembles per process,
+ * so reports from forked children never interleave. */
+static void write_all(int fd, const char *p, size_t n);
+static void emit_raw(int fd, const char *p, size_t n) {
+  if (n <= PIPE_BUF) {
+    write_all(fd, p, n);
+    return;
+  }
+  size_t body = n - 1, off = 0; /* the payload without its newline */
+  char chunk[PIPE_BUF];
+  while (off < body) {
+    int h = snprintf(chunk, 40, "\x1e%d:", (int)getpid());
+    size_t room = PIPE_BUF - (size_t)h - 3, k = body - off < room ? body - off : room;
+    chunk[h++] = off + k < body ? '1' : '0';
+    chunk[h++] = ':';
+    dc_memcpy(chunk + h, p + off, k);
+    chunk[h + k] = '\n';
+    write_all(fd, chunk, (size_t)h + k + 1);
+    off += k;
+  }
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -358,7 +396,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   uint32_t nh = t->rd.nheld < 16 ? t->rd.nheld : 16;
   for (uint32_t i = 0; i < nh; i++) r.held[r.nheld++] = t->rd.held[i];
 
-  static char text[1 << 16];
+  static char text[1 << 20];
   buf b = {text, 0, sizeof text};
   if (raw_fd == -2) {
     raw_fd = -1;
@@ -369,7 +407,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   }
   if (raw_fd >= 0) {
     render_raw(&r, &b);
-    write_all(raw_fd, text, b.n);
+    emit_raw(raw_fd, text, b.n);
     b.n = 0;
   }
   if (dc_opt.report_text) {

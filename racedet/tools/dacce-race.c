@@ -533,6 +533,67 @@ static void handle_line(const char *line, size_t len) {
 }
 
 #define MAX_LINE (16u << 20)
+
+/* Reports longer than PIPE_BUF arrive as chunks "\x1e<pid>:<more>:<payload>"
+ * (racedet/report.c emit_raw), each written atomically; reassemble them per
+ * process, so reports of forked children never interleave. */
+typedef struct partial {
+  long pid;
+  char *p;
+  size_t n;
+} partial;
+static partial *partials;
+static size_t n_partials;
+
+static void handle_chunk(const char *line, size_t len) {
+  char *end;
+  long pid = strtol(line + 1, &end, 10);
+  if (end >= line + len - 3 || *end != ':' || (end[1] != '0' && end[1] != '1') || end[2] != ':') {
+    R.malformed++;
+    warn("ignoring a malformed report chunk");
+    return;
+  }
+  int more = end[1] == '1';
+  const char *payload = end + 3;
+  size_t plen = len - (size_t)(payload - line);
+  partial *pt = NULL;
+  for (size_t i = 0; i < n_partials; i++)
+    if (partials[i].pid == pid) pt = &partials[i];
+  if (!pt) {
+    partial *np = realloc(partials, (n_partials + 1) * sizeof *np);
+    if (!np) die("out of memory");
+    partials = np;
+    pt = &partials[n_partials++];
+    *pt = (partial){pid, NULL, 0};
+  }
+  if (pt->n + plen > MAX_LINE) {
+    R.malformed++;
+    warn("ignoring an over-long report from process %ld", pid);
+    free(pt->p);
+    pt->p = NULL;
+    pt->n = 0;
+    return;
+  }
+  char *np = realloc(pt->p, pt->n + plen + 1);
+  if (!np) die("out of memory");
+  pt->p = np;
+  memcpy(pt->p + pt->n, payload, plen);
+  pt->n += plen;
+  if (!more) {
+    handle_line(pt->p, pt->n);
+    free(pt->p);
+    pt->p = NULL;
+    pt->n = 0;
+  }
+}
+
+static void handle_input_line(const char *line, size_t len) {
+  if (len && line[0] == '\x1e')
+    handle_chunk(line, len);
+  else
+    handle_line(line, len);
+}
+
 static void read_reports(int fd) {
   char *buf = NULL;
   size_t n = 0, cap = 0;
@@ -550,7 +611,7 @@ static void read_reports(int fd) {
     size_t start = 0, end = n + (size_t)k;
     for (size_t i = n; i < end; i++) {
       if (buf[i] != '\n') continue;
-      if (!skipping) handle_line(buf + start, i - start);
+      if (!skipping) handle_input_line(buf + start, i - start);
       skipping = 0;
       start = i + 1;
       if (R.halted) break;

@@ -27,7 +27,7 @@
 #define DACCE_VERSION "0.0.0"
 #endif
 #ifndef DACCE_INFO_URI
-#define DACCE_INFO_URI "https://example.invalid/dacce-race"
+#define DACCE_INFO_URI ""
 #endif
 
 struct lr_sarif {
@@ -303,8 +303,12 @@ int lr_sarif_write(lr_sarif *s, FILE *out) {
   lr_buf b = {0};
   lr_bputs(&b,
            "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
-           "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"dacce-race\",\"informationUri\":");
-  lr_bjson_str(&b, DACCE_INFO_URI);
+           "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"dacce-race\"");
+  /* informationUri is optional in SARIF 2.1.0: given only when configured */
+  if (DACCE_INFO_URI[0]) {
+    lr_bputs(&b, ",\"informationUri\":");
+    lr_bjson_str(&b, DACCE_INFO_URI);
+  }
   lr_bputs(&b, ",\"version\":\"" DACCE_VERSION "\",\"semanticVersion\":\"" DACCE_VERSION "\","
                "\"rules\":["
                "{\"id\":\"data-race\",\"name\":\"DataRace\","
