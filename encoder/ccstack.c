@@ -71,3 +71,7 @@ uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id) {
   }
   return intern(id, edge, 1, cc);
 }
+
+__attribute__((constructor)) static void cc_locks(void) {
+  dc_atfork_register(DC_RANK_CC, &cc_lock, 1, 0);
+}

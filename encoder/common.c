@@ -57,11 +57,11 @@ void *dc_mmap(size_t size) {
 
 void dc_munmap(void *p, size_t size) { munmap(p, size); }
 
+static _Atomic int perm_lock;
 void *dc_perm_alloc(size_t size) {
   static char *cur, *end;
-  static _Atomic int lock;
   size = (size + 15) & ~(size_t)15;
-  while (atomic_exchange_explicit(&lock, 1, memory_order_acquire)) sched_yield();
+  while (atomic_exchange_explicit(&perm_lock, 1, memory_order_acquire)) sched_yield();
   if (!cur || (size_t)(end - cur) < size) {
     size_t chunk = size > (1u << 20) ? size : (1u << 20);
     cur = dc_mmap(chunk);
@@ -69,7 +69,7 @@ void *dc_perm_alloc(size_t size) {
   }
   void *p = cur;
   cur += size;
-  atomic_store_explicit(&lock, 0, memory_order_release);
+  atomic_store_explicit(&perm_lock, 0, memory_order_release);
   return p;
 }
 
@@ -167,4 +167,57 @@ void dc_free(void *p, size_t size) {
   *(void **)p = free_list[c];
   free_list[c] = p;
   atomic_store_explicit(&alloc_lock, 0, memory_order_release);
+}
+
+/* ------------------------------------------------------------ fork */
+typedef struct lockset {
+  int rank;
+  _Atomic int *first;
+  unsigned count;
+  size_t stride;
+  void (*inner)(int lock); /* locks nested inside this set (sync objects) */
+} lockset;
+static lockset locksets[32];
+static int n_locksets;
+
+void dc_atfork_register(int rank, _Atomic int *first, unsigned count, size_t stride) {
+  dc_atfork_register_inner(rank, first, count, stride, 0);
+}
+
+void dc_atfork_register_inner(int rank, _Atomic int *first, unsigned count, size_t stride,
+                              void (*inner)(int lock)) {
+  if (n_locksets == 32) dc_die("dacce: internal error: too many lock sets\n");
+  int i = n_locksets++;
+  while (i > 0 && locksets[i - 1].rank > rank) {
+    locksets[i] = locksets[i - 1];
+    i--;
+  }
+  locksets[i] = (lockset){rank, first, count, stride, inner};
+}
+
+static _Atomic int *lock_at(const lockset *l, unsigned k) {
+  return (_Atomic int *)((char *)l->first + (size_t)k * l->stride);
+}
+
+void dc_atfork_prepare(void) {
+  for (int i = 0; i < n_locksets; i++) {
+    for (unsigned k = 0; k < locksets[i].count; k++) {
+      _Atomic int *l = lock_at(&locksets[i], k);
+      while (atomic_exchange_explicit(l, 1, memory_order_acquire)) sched_yield();
+    }
+    if (locksets[i].inner) locksets[i].inner(1);
+  }
+}
+
+void dc_atfork_release(void) {
+  for (int i = n_locksets; i-- > 0;) {
+    if (locksets[i].inner) locksets[i].inner(0);
+    for (unsigned k = 0; k < locksets[i].count; k++)
+      atomic_store_explicit(lock_at(&locksets[i], k), 0, memory_order_release);
+  }
+}
+
+__attribute__((constructor)) static void common_locks(void) {
+  dc_atfork_register(DC_RANK_ALLOC, &alloc_lock, 1, 0);
+  dc_atfork_register(DC_RANK_PERM, &perm_lock, 1, 0);
 }

@@ -79,3 +79,7 @@ DC_NOINLINE uint32_t dc_edge_get_slow(uint32_t caller, uintptr_t cs, uintptr_t c
   unlock();
   return i;
 }
+
+__attribute__((constructor)) static void graph_locks(void) {
+  dc_atfork_register(DC_RANK_GRAPH, &graph_lock, 1, 0);
+}

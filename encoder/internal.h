@@ -44,6 +44,29 @@ void dc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 /* Anonymous memory, MAP_NORESERVE; dies on failure. */
 void *dc_mmap(size_t size);
 void dc_munmap(void *p, size_t size);
+/* Fork safety: every internal spinlock (or array of them) is registered, in
+ * the order the runtime nests them; fork() takes them all in that order and
+ * releases them in both processes, so the child never inherits a lock held
+ * by a thread that does not exist there.  rank orders the registrations. */
+void dc_atfork_register(int rank, _Atomic int *first, unsigned count, size_t stride);
+/* ... with a function that takes (1) or drops (0) locks nested inside them */
+void dc_atfork_register_inner(int rank, _Atomic int *first, unsigned count, size_t stride,
+                              void (*inner)(int lock));
+void dc_atfork_prepare(void);
+void dc_atfork_release(void);
+#define DC_RANK_REPORT 10
+#define DC_RANK_REENCODE 20
+#define DC_RANK_GRAPH 30
+#define DC_RANK_CC 40
+#define DC_RANK_CTX 50
+#define DC_RANK_STATES 60
+#define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
+#define DC_RANK_HEAP 80
+#define DC_RANK_FREED 90
+#define DC_RANK_ATOMIC 100
+#define DC_RANK_DICT 110
+#define DC_RANK_ALLOC 120
+#define DC_RANK_PERM 130
 /* Bump allocator for small permanent objects (never freed). */
 void *dc_perm_alloc(size_t size);
 /* Size-class allocator for runtime objects that are freed (clocks, sets):

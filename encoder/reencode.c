@@ -55,6 +55,7 @@ dc_dict *dc_dict_new(uint32_t n_edges, uint32_t n_nodes) {
  * the encoded-edge count, derived from code[] and numcc[].  Shared by the
  * re-encoder, hand-built test dictionaries and dacce-decode's loader. */
 static const dc_dict *sort_dict;
+static _Atomic int finish_lock; /* guards sort_dict */
 static int cmp_code(const void *a, const void *b) {
   uint64_t x = sort_dict->code[*(const uint32_t *)a], y = sort_dict->code[*(const uint32_t *)b];
   return x < y ? -1 : x > y;
@@ -74,12 +75,11 @@ void dc_dict_finish(dc_dict *d) {
   for (uint32_t e = 1; e < d->n_edges; e++)
     if (d->code[e] != DC_UNENCODED) d->in_edges[fill[dc_edge_at(e)->callee]++] = e;
   dc_munmap(fill, (size_t)d->n_nodes * 4 + 4);
-  static _Atomic int lock;
-  while (atomic_exchange(&lock, 1)) sched_yield();
+  while (atomic_exchange(&finish_lock, 1)) sched_yield();
   sort_dict = d;
   for (uint32_t n = 0; n < d->n_nodes; n++)
     qsort(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], 4, cmp_code);
-  atomic_store(&lock, 0);
+  atomic_store(&finish_lock, 0);
   uint64_t m = 1;
   for (uint32_t n = 0; n < d->n_nodes; n++)
     if (d->numcc[n] > m) m = d->numcc[n];
@@ -232,4 +232,9 @@ int dc_reencode_now(void) {
   atomic_store_explicit(&dc_new_edge_pushes, 0, memory_order_relaxed);
   atomic_store_explicit(&reencode_lock, 0, memory_order_release);
   return 1;
+}
+
+__attribute__((constructor)) static void reencode_locks(void) {
+  dc_atfork_register(DC_RANK_REENCODE, &reencode_lock, 1, 0);
+  dc_atfork_register(DC_RANK_DICT, &finish_lock, 1, 0);
 }

@@ -198,6 +198,42 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   return r;
 }
 
+/* ------------------------------------------------------------ fork */
+/* The child of a multi-threaded process has one thread: every internal lock
+ * is taken before the real fork and released in both processes (common.c).
+ * The child sees a snapshot in which everything every thread did before the
+ * fork is complete: its thread acquires all their clocks, and the other
+ * threads are gone. */
+static void after_fork_child(void) {
+  dc_thread *self = dc_tls;
+  if (!self || self == &dead_thread) return;
+  uint32_t n = atomic_load(&dc_threads.n);
+  for (uint32_t i = 0; i < n; i++) {
+    dc_thread_rec *r = dc_vec_at(&dc_threads, i);
+    dc_thread *t = r->live;
+    if (!t || t == self) continue;
+    if (!self->rd.disabled && !t->rd.disabled) rd_vc_join(&self->rd.vc, &t->rd.vc);
+    r->live = 0;
+  }
+}
+
+static _Atomic int free_lock_registered;
+DC_EXPORT pid_t fork(void) {
+  static pid_t (*real)(void);
+  if (!real) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  if (!real) dc_die("dacce: cannot find the real fork\n");
+  dc_atfork_prepare();
+  pid_t p = real();
+  dc_atfork_release();
+  if (p == 0) after_fork_child();
+  return p;
+}
+
+__attribute__((constructor)) static void state_locks(void) {
+  if (!atomic_exchange(&free_lock_registered, 1))
+    dc_atfork_register(DC_RANK_STATES, &free_lock, 1, 0);
+}
+
 /* ------------------------------------------------------------ longjmp */
 /* glibc mangles the saved stack pointer: rol(sp ^ guard, 0x11), guard at
  * %fs:0x30.  Undo it to learn where the jump lands. */

@@ -202,3 +202,8 @@ DC_EXPORT void *pvalloc(size_t n) {
   on_alloc(p, r, PC());
   return p;
 }
+
+__attribute__((constructor)) static void heap_locks(void) {
+  dc_atfork_register(DC_RANK_HEAP, &stripes[0].lock, NSTRIPES, sizeof(stripe));
+  dc_atfork_register(DC_RANK_FREED, &freed_lock, 1, 0);
+}

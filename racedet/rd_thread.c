@@ -112,3 +112,7 @@ void rd_thread_finish(dc_thread *t) {
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
 }
+
+__attribute__((constructor)) static void ctx_locks(void) {
+  dc_atfork_register(DC_RANK_CTX, &ctx_lock, 1, 0);
+}

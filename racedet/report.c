@@ -422,3 +422,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     _exit(dc_opt.exitcode);
   }
 }
+
+__attribute__((constructor)) static void report_locks(void) {
+  dc_atfork_register(DC_RANK_REPORT, &report_lock, 1, 0);
+}

@@ -145,3 +145,19 @@ void rd_mutex_unlocked(uintptr_t addr) {
     }
   if (r->nheld > 16) r->nheld--;
 }
+
+/* Fork: with every bucket held (common.c), take or drop every object's lock. */
+static void sync_objects_fork(int lock) {
+  for (uint32_t i = 0; i < NBUCKETS; i++)
+    for (rd_sync *s = buckets[i].head; s; s = s->next) {
+      if (lock)
+        spin(&s->lock);
+      else
+        unspin(&s->lock);
+    }
+}
+
+__attribute__((constructor)) static void sync_locks(void) {
+  dc_atfork_register_inner(DC_RANK_SYNC, &buckets[0].lock, NBUCKETS, sizeof(bucket),
+                           sync_objects_fork);
+}
