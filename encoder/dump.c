@@ -103,11 +103,17 @@ void dc_dump_write(const char *path) {
 
 static void print_pc(FILE *out, uintptr_t pc) {
   Dl_info info;
+  uintptr_t off = 0;
+  const char *fn = dc_symtab_name(pc, &off);
   if (pc && dladdr((void *)pc, &info)) {
     const char *mod = info.dli_fname ? strrchr(info.dli_fname, '/') : 0;
     mod = mod ? mod + 1 : (info.dli_fname ? info.dli_fname : "?");
-    if (info.dli_sname)
-      fprintf(out, "%s+%#lx (%s)", info.dli_sname, (unsigned long)(pc - (uintptr_t)info.dli_saddr), mod);
+    if (!fn && info.dli_sname) {
+      fn = info.dli_sname;
+      off = pc - (uintptr_t)info.dli_saddr;
+    }
+    if (fn)
+      fprintf(out, "%s+%#lx (%s)", fn, (unsigned long)off, mod);
     else
       fprintf(out, "%s+%#lx", mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
     return;
@@ -126,7 +132,8 @@ DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *out) {
   }
   for (int i = 0; i < n; i++) {
     if (frames[i].flags & DACCE_FRAME_CREATE)
-      fprintf(out, "  thread T%u created at:\n", frames[i].thread);
+      fprintf(out, "  thread T%u was created by T%u at:\n", i ? frames[i - 1].thread : 0,
+              frames[i].thread);
     fprintf(out, "    #%d ", i);
     print_pc(out, frames[i].function);
     if (frames[i].callsite) {

@@ -388,6 +388,10 @@ void dc_verify(dc_thread *t);
 /* ---------------------------------------------------------------- decoder */
 /* Decode one thread's segment chain, no ancestry (decoder/decode.c). */
 int dc_decode_thread(const dacce_ctx *ctx, dacce_frame *frames, int max);
+/* In-process function names from ELF symbol tables (symtab.c); 0 if none */
+const char *dc_symtab_name(uintptr_t pc, uintptr_t *offset);
+/* ... and the data object containing addr (its start and size) */
+const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size);
 /* Dump / log (dump.c) */
 void dc_dump_write(const char *path);
 

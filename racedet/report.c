@@ -164,10 +164,16 @@ static void locate(report *r, uintptr_t addr) {
       return;
     }
   }
-  /* not exported: the launcher finds static globals from the module's
-   * symbol table; give it the module and offset */
-  if (dladdr((void *)addr, &info) && info.dli_fname) {
+  /* not exported: the module's own symbol table */
+  uintptr_t start, size;
+  const char *name = dc_symtab_object(addr, &start, &size);
+  if (name) {
     r->loc_kind = "global";
+    snprintf(r->loc_name, sizeof r->loc_name, "%s", name);
+    r->loc_addr = start;
+    r->loc_size = size;
+  } else if (dladdr((void *)addr, &info) && info.dli_fname) {
+    r->loc_kind = "global"; /* in a module, unnamed: the launcher may know more */
     r->loc_name[0] = 0;
   }
 }
@@ -195,14 +201,17 @@ static void put_pc_text(buf *b, int i, uintptr_t pc) {
     const char *mod = info.dli_fname;
     for (const char *q = info.dli_fname; *q; q++)
       if (*q == '/') mod = q + 1;
-    if (info.dli_sname)
-      bput(b, "%s <null> (%s+%#lx)\n", info.dli_sname, mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
-    else
-      bput(b, "<unknown> (%s+%#lx)\n", mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+    if (!*mod) mod = "exe";
+    uintptr_t off;
+    const char *fn = dc_symtab_name(pc, &off);
+    if (!fn) fn = info.dli_sname;
+    bput(b, "%s (%s+%#lx)\n", fn ? fn : "<unknown>", mod,
+         (unsigned long)(pc - (uintptr_t)info.dli_fbase));
   } else {
     bput(b, "%#lx\n", (unsigned long)pc);
   }
 }
+
 static void put_stack_text(buf *b, const stack *s) {
   for (int i = 0; i < s->n; i++) put_pc_text(b, i, s->pc[i]);
   if (s->error) bput(b, "    <context could not be decoded: error %d>\n", s->error);
