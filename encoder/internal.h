@@ -351,8 +351,7 @@ static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
 
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */
-  rd_vc start_vc, end_vc; /* creator's clock at create; thread's clock at exit */
-  _Atomic int end_ready;
+  rd_vc start_vc;         /* creator's clock at create, until the thread starts */
   int detached;
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */

@@ -95,19 +95,18 @@ void rd_thread_start(dc_thread *t) {
   r->tid = t->serial;
   rd_vc_ensure(&r->vc, r->tid + 1);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-  if (rec->has_creator) rd_vc_join(&r->vc, &rec->start_vc);
+  if (rec->has_creator) {
+    rd_vc_join(&r->vc, &rec->start_vc);
+    rd_vc_free(&rec->start_vc); /* needed only until now */
+  }
   r->epoch = rd_vc_get(&r->vc, r->tid) + 1;
   r->vc.c[r->tid] = r->epoch;
 }
 
-/* Its end happens before a join. */
+/* The thread's end is released into its pthread_t by encoder/thread.c, which
+ * pthread_join acquires; here its clocks go. */
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-  if (!r->disabled) {
-    rd_vc_copy(&rec->end_vc, &r->vc);
-    atomic_store_explicit(&rec->end_ready, 1, memory_order_release);
-  }
   rd_vc_free(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
