@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <sched.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -331,20 +332,26 @@ static void print_stats(void) {
               (unsigned long long)s.verified, (unsigned long long)s.mismatches);
 }
 
+/* At exit: statistics, the dump, then the exit status.  A verification
+ * failure wins over races.  _exit skips stdio's own flush, so flush first. */
 __attribute__((destructor)) static void dc_fini(void) {
   if (atomic_load(&init_state) != 2) return;
   if (dc_opt.stats) print_stats();
   if (*dc_opt.dump) dc_dump_write(dc_opt.dump);
+  if (atomic_load(&dc_mismatches)) {
+    dc_printf("==dacce== verification FAILED: %llu mismatches\n",
+              (unsigned long long)atomic_load(&dc_mismatches));
+    fflush(NULL);
+    _exit(99);
+  }
   uint64_t races = rd_reports_count();
   if (races) {
     if (dc_opt.report_text)
       dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
-    if (dc_opt.override_exit_status) _exit(dc_opt.exitcode);
-  }
-  if (atomic_load(&dc_mismatches)) {
-    dc_printf("==dacce== verification FAILED: %llu mismatches\n",
-              (unsigned long long)atomic_load(&dc_mismatches));
-    _exit(99);
+    if (dc_opt.override_exit_status) {
+      fflush(NULL);
+      _exit(dc_opt.exitcode);
+    }
   }
 }
 

@@ -428,6 +428,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   atomic_store_explicit(&report_lock, 0, memory_order_release);
   if (dc_opt.halt_on_error) {
     dc_printf("==dacce== halt_on_error: exiting after the first report\n");
+    fflush(NULL);
     _exit(dc_opt.exitcode);
   }
 }

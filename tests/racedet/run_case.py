@@ -9,6 +9,7 @@ and check the expectations written in its header comment:
   EXPECT-CREATION: f g ...   walking the current thread's creators: the
                              function that created each, innermost first
   EXPECT-THREADS: N          at least N threads with a creator in the report
+  EXPECT-STDOUT: text        the program's standard output contains text
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -129,6 +130,8 @@ def main():
                 reports = [json.loads(line) for line in f if line.strip()]
         kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
         fail = []
+        if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
+            fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
         if kind == "clean":
             if r.returncode != 0 or reports:
                 fail.append(f"expected clean, got exit {r.returncode} and {len(reports)} reports")
