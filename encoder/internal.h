@@ -310,6 +310,7 @@ typedef struct rd_thread {
   uint32_t tid;       /* thread slot = serial (< 65536), else detection is off */
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
   int ignore_accesses, ignore_sync, disabled;
+  int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
   rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */
   int has_rel_fence;
@@ -356,6 +357,7 @@ typedef struct dc_thread_rec {
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */
   uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */
+  char name[64];          /* pthread_setname_np / AnnotateThreadName */
   int has_creator;
 } dc_thread_rec;
 #define DC_MAX_THREADS (1u << 22)

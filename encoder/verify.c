@@ -26,8 +26,15 @@ static void print_frames(const char *title, const dacce_frame *f, int n) {
 void dc_verify(dc_thread *t) {
   uint32_t depth = t->depth;
   size_t bytes = ((size_t)depth + 1) * 2 * sizeof(dacce_frame);
-  dacce_frame stackbuf[256], *buf = stackbuf;
-  if (bytes > sizeof stackbuf) buf = dc_mmap(bytes);
+  /* one buffer per thread, grown as needed: verification runs at every event */
+  static DC_TLS dacce_frame *tbuf;
+  static DC_TLS size_t tbytes;
+  if (bytes > tbytes) {
+    if (tbuf) dc_munmap(tbuf, tbytes);
+    tbytes = bytes * 2;
+    tbuf = dc_mmap(tbytes);
+  }
+  dacce_frame *buf = tbuf;
   dacce_frame *truth = buf, *got = buf + depth + 1;
   for (uint32_t i = 0; i < depth; i++) {
     const dc_frame *f = &t->frames[depth - 1 - i];
@@ -54,5 +61,4 @@ void dc_verify(dc_thread *t) {
       abort();
     }
   }
-  if (buf != stackbuf) dc_munmap(buf, bytes);
 }

@@ -132,6 +132,7 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
   if (dc_unlikely(!t) || dc_unlikely(t->rd.ignore_accesses | t->in_runtime)) return;
+  if (dc_unlikely(is_write ? t->rd.ignore_writes : t->rd.ignore_reads)) return;
   uint64_t flags = is_write ? SH_WRITE : 0;
   if (dc_likely((addr & 7) + size <= 8)) {
     access_one(t, addr, size, flags, pc);
@@ -149,6 +150,7 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
   if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
+  if (is_write ? t->rd.ignore_writes : t->rd.ignore_reads) return;
   uint64_t flags = is_write ? SH_WRITE : 0;
   uintptr_t end = addr + size;
   while (addr < end) {

@@ -88,6 +88,9 @@ typedef struct rd_access_desc {
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
 uint64_t rd_reports_count(void);
 
+/* Benign races declared with AnnotateBenignRace[Sized] (annotations.c). */
+int rd_benign(uintptr_t addr, uintptr_t size);
+
 /* ------------------------------------------------------------ heap (intercept_heap.c) */
 typedef struct rd_block {
   uintptr_t addr, size;

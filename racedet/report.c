@@ -217,14 +217,23 @@ static void put_stack_text(buf *b, const stack *s) {
   if (s->error) bput(b, "    <context could not be decoded: error %d>\n", s->error);
   if (s->truncated) bput(b, "    ... (truncated)\n");
 }
-static const char *tname(uint32_t tid, char *tmp) {
-  if (tid == 0) return "main thread";
-  snprintf(tmp, 24, "thread T%u", tid);
+static const char *thread_name(uint32_t tid) {
+  return tid < atomic_load(&dc_threads.n) ? ((dc_thread_rec *)dc_vec_at(&dc_threads, tid))->name
+                                           : "";
+}
+/* "main thread", "thread T3" or "thread T3 'name'"; Thread with a capital T
+ * at the start of a line */
+static const char *tlabel(uint32_t tid, char *tmp, int capital) {
+  if (tid == 0) return capital ? "Main thread" : "main thread";
+  const char *name = thread_name(tid);
+  snprintf(tmp, 96, "%s T%u%s%s%s", capital ? "Thread" : "thread", tid, *name ? " '" : "", name,
+           *name ? "'" : "");
   return tmp;
 }
+static const char *tname(uint32_t tid, char *tmp) { return tlabel(tid, tmp, 0); }
 
 static void render_text(const report *r, buf *b) {
-  char t1[24], t2[24];
+  char t1[96], t2[96];
   const char *title = dc_streq(r->kind, "data-race") ? "data race" : r->kind;
   bput(b, "==================\nWARNING: %s: %s (pid=%d)\n",
        dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", title, (int)getpid());
@@ -255,7 +264,7 @@ static void render_text(const report *r, buf *b) {
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
     if (!ti->has_parent) continue;
-    bput(b, "  Thread T%u created by %s at:\n", ti->tid, tname(ti->parent, t2));
+    bput(b, "  %s created by %s at:\n", tlabel(ti->tid, t1, 1), tname(ti->parent, t2));
     put_stack_text(b, &ti->created);
     bput(b, "\n");
   }
@@ -331,7 +340,11 @@ static void render_raw(const report *r, buf *b) {
   bput(b, "],\"threads\":[");
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
-    bput(b, "%s{\"id\":%u", i ? "," : "", ti->tid);
+    const char *nm = thread_name(ti->tid);
+    bput(b, "%s{\"id\":%u,\"name\":\"", i ? "," : "", ti->tid);
+    for (const char *q = nm; *q; q++) /* JSON-safe: printable ASCII only */
+      bput(b, (*q == '"' || *q == '\\') ? "\\%c" : (*q >= 32 && *q < 127) ? "%c" : "?", *q);
+    bput(b, "\"");
     if (ti->has_parent) {
       bput(b, ",\"parent\":%u,\"creation_frames\":", ti->parent);
       put_pcs_json(b, &ti->created);
@@ -379,6 +392,7 @@ static void write_all(int fd, const char *p, size_t n) {
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
+  if (rd_benign(cur->addr, cur->size) || rd_benign(prev->addr, prev->size)) return;
   while (atomic_exchange_explicit(&report_lock, 1, memory_order_acquire)) sched_yield();
   if (seen_insert(pair_hash(access_key(cur), access_key(prev)))) {
     atomic_store_explicit(&report_lock, 0, memory_order_release);

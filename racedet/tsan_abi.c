@@ -377,8 +377,7 @@ DC_EXPORT void __tsan_atomic_signal_fence(int mo) {
 /* ------------------------------------------------------------ annotations */
 DC_EXPORT void __tsan_acquire(void *a) { rd_sync_acquire((uintptr_t)a); }
 DC_EXPORT void __tsan_release(void *a) { rd_sync_release((uintptr_t)a); }
-DC_EXPORT void __tsan_ignore_thread_begin(void) {}
-DC_EXPORT void __tsan_ignore_thread_end(void) {}
+/* ignore regions, __tsan_mutex_* and Annotate*: annotations.c */
 
 __attribute__((constructor)) static void atomic_locks(void) {
   dc_atfork_register(DC_RANK_ATOMIC, &generic_locks[0], 64, sizeof(generic_locks[0]));

@@ -1,0 +1,239 @@
+/* annotations.c: the annotation APIs real code uses to tell a race detector
+ * about synchronisation it cannot see: ThreadSanitizer's __tsan_mutex_* and
+ * ignore regions, and the dynamic-annotations family (Annotate*), used by
+ * abseil, Chromium, LLVM and others.
+ *
+ * Mutex annotations: post_lock acquires (a read lock: only what writers
+ * released), pre_unlock releases (a read unlock: into the readers' clock),
+ * exactly like the pthread interceptors.  Between pre_X and post_X the
+ * mutex's own implementation runs; its accesses are ignored (TSan does the
+ * same), so a custom mutex does not race with itself.
+ * Benign races are remembered as address ranges; a report whose accesses all
+ * fall inside one is dropped (report.c asks rd_benign). */
+#include <sched.h>
+#include <stddef.h>
+
+#include "racedet.h"
+
+#define MUTEX_READ_LOCK (1u << 3)
+#define MUTEX_TRY_LOCK_FAILED (1u << 5)
+
+static rd_thread *me(void) { return rd_cur(); }
+static void ignore_both(int delta) {
+  rd_thread *r = me();
+  r->ignore_accesses += delta;
+  r->ignore_sync += delta;
+}
+
+/* ------------------------------------------------------------ __tsan_mutex_* */
+DC_EXPORT void __tsan_mutex_create(void *addr, unsigned flags) {
+  (void)flags;
+  rd_sync_forget((uintptr_t)addr, 1);
+}
+DC_EXPORT void __tsan_mutex_destroy(void *addr, unsigned flags) {
+  (void)flags;
+  rd_sync_forget((uintptr_t)addr, 1);
+}
+DC_EXPORT void __tsan_mutex_pre_lock(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(1);
+}
+DC_EXPORT void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion) {
+  (void)recursion;
+  ignore_both(-1);
+  if (flags & MUTEX_TRY_LOCK_FAILED) return;
+  if (flags & MUTEX_READ_LOCK) {
+    rd_acquire((uintptr_t)addr);
+    rd_mutex_locked((uintptr_t)addr | 1);
+  } else {
+    rd_acquire_read_releases((uintptr_t)addr);
+    rd_mutex_locked((uintptr_t)addr);
+  }
+}
+DC_EXPORT int __tsan_mutex_pre_unlock(void *addr, unsigned flags) {
+  if (flags & MUTEX_READ_LOCK) {
+    rd_release_read((uintptr_t)addr);
+    rd_mutex_unlocked((uintptr_t)addr | 1);
+  } else {
+    rd_release((uintptr_t)addr);
+    rd_mutex_unlocked((uintptr_t)addr);
+  }
+  ignore_both(1);
+  return 0;
+}
+DC_EXPORT void __tsan_mutex_post_unlock(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(-1);
+}
+DC_EXPORT void __tsan_mutex_pre_signal(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(1);
+}
+DC_EXPORT void __tsan_mutex_post_signal(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(-1);
+}
+/* divert: the mutex implementation calls user code (e.g. a wait callback):
+ * that code is not ignored */
+DC_EXPORT void __tsan_mutex_pre_divert(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(-1);
+}
+DC_EXPORT void __tsan_mutex_post_divert(void *addr, unsigned flags) {
+  (void)addr, (void)flags;
+  ignore_both(1);
+}
+
+/* ------------------------------------------------------------ ignore regions */
+DC_EXPORT void __tsan_ignore_thread_begin(void) { ignore_both(1); }
+DC_EXPORT void __tsan_ignore_thread_end(void) { ignore_both(-1); }
+
+/* ------------------------------------------------------------ benign races */
+typedef struct benign {
+  uintptr_t addr, size;
+} benign;
+#define MAX_BENIGN 4096
+static benign benigns[MAX_BENIGN];
+static _Atomic uint32_t n_benign;
+static _Atomic int benign_lock;
+
+static void add_benign(uintptr_t addr, uintptr_t size) {
+  while (atomic_exchange_explicit(&benign_lock, 1, memory_order_acquire)) sched_yield();
+  uint32_t n = atomic_load_explicit(&n_benign, memory_order_relaxed);
+  int known = 0;
+  for (uint32_t i = 0; i < n && !known; i++)
+    known = benigns[i].addr == addr && benigns[i].size == size;
+  if (!known && n < MAX_BENIGN) {
+    benigns[n] = (benign){addr, size};
+    atomic_store_explicit(&n_benign, n + 1, memory_order_release);
+  }
+  atomic_store_explicit(&benign_lock, 0, memory_order_release);
+}
+
+int rd_benign(uintptr_t addr, uintptr_t size) {
+  uint32_t n = atomic_load_explicit(&n_benign, memory_order_acquire);
+  for (uint32_t i = 0; i < n; i++)
+    if (addr >= benigns[i].addr && addr + size <= benigns[i].addr + benigns[i].size) return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ Annotate* */
+#define ANN(name, ...) DC_EXPORT void name(const char *file, int line, ##__VA_ARGS__)
+
+ANN(AnnotateHappensBefore, const volatile void *addr) {
+  (void)file, (void)line;
+  rd_release((uintptr_t)addr);
+}
+ANN(AnnotateHappensAfter, const volatile void *addr) {
+  (void)file, (void)line;
+  rd_acquire((uintptr_t)addr);
+}
+ANN(AnnotateCondVarSignal, const volatile void *cv) {
+  (void)file, (void)line;
+  rd_release((uintptr_t)cv);
+}
+ANN(AnnotateCondVarSignalAll, const volatile void *cv) {
+  (void)file, (void)line;
+  rd_release((uintptr_t)cv);
+}
+ANN(AnnotateCondVarWait, const volatile void *cv, const volatile void *lock) {
+  (void)file, (void)line, (void)lock;
+  rd_acquire((uintptr_t)cv);
+}
+ANN(AnnotateBenignRaceSized, const volatile void *addr, size_t size, const char *desc) {
+  (void)file, (void)line, (void)desc;
+  add_benign((uintptr_t)addr, size ? size : 1);
+}
+ANN(AnnotateBenignRace, const volatile void *addr, const char *desc) {
+  (void)file, (void)line, (void)desc;
+  add_benign((uintptr_t)addr, 1);
+}
+ANN(AnnotateIgnoreReadsBegin) {
+  (void)file, (void)line;
+  me()->ignore_reads++;
+}
+ANN(AnnotateIgnoreReadsEnd) {
+  (void)file, (void)line;
+  me()->ignore_reads--;
+}
+ANN(AnnotateIgnoreWritesBegin) {
+  (void)file, (void)line;
+  me()->ignore_writes++;
+}
+ANN(AnnotateIgnoreWritesEnd) {
+  (void)file, (void)line;
+  me()->ignore_writes--;
+}
+ANN(AnnotateIgnoreSyncBegin) {
+  (void)file, (void)line;
+  me()->ignore_sync++;
+}
+ANN(AnnotateIgnoreSyncEnd) {
+  (void)file, (void)line;
+  me()->ignore_sync--;
+}
+ANN(AnnotateEnableRaceDetection, int enable) {
+  (void)file, (void)line;
+  ignore_both(enable ? -1 : 1);
+}
+ANN(AnnotateRWLockCreate, const volatile void *m) {
+  (void)file, (void)line;
+  rd_sync_forget((uintptr_t)m, 1);
+}
+ANN(AnnotateRWLockCreateStatic, const volatile void *m) {
+  (void)file, (void)line, (void)m;
+}
+ANN(AnnotateRWLockDestroy, const volatile void *m) {
+  (void)file, (void)line;
+  rd_sync_forget((uintptr_t)m, 1);
+}
+ANN(AnnotateRWLockAcquired, const volatile void *m, long is_w) {
+  (void)file, (void)line;
+  if (is_w) {
+    rd_acquire_read_releases((uintptr_t)m);
+    rd_mutex_locked((uintptr_t)m);
+  } else {
+    rd_acquire((uintptr_t)m);
+    rd_mutex_locked((uintptr_t)m | 1);
+  }
+}
+ANN(AnnotateRWLockReleased, const volatile void *m, long is_w) {
+  (void)file, (void)line;
+  if (is_w) {
+    rd_release((uintptr_t)m);
+    rd_mutex_unlocked((uintptr_t)m);
+  } else {
+    rd_release_read((uintptr_t)m);
+    rd_mutex_unlocked((uintptr_t)m | 1);
+  }
+}
+ANN(AnnotateNewMemory, const volatile void *mem, size_t size) {
+  (void)file, (void)line;
+  sh_reset((uintptr_t)mem, size);
+}
+ANN(AnnotatePublishMemoryRange, const volatile void *mem, size_t size) {
+  (void)file, (void)line, (void)size;
+  rd_release((uintptr_t)mem);
+}
+ANN(AnnotateUnpublishMemoryRange, const volatile void *mem, size_t size) {
+  (void)file, (void)line, (void)size;
+  rd_acquire((uintptr_t)mem);
+}
+ANN(AnnotateThreadName, const char *name) {
+  (void)file, (void)line;
+  dc_thread *t = dc_cur();
+  if (t->serial == UINT32_MAX || !name) return;
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
+  size_t i = 0;
+  for (; name[i] && i + 1 < sizeof rec->name; i++) rec->name[i] = name[i];
+  rec->name[i] = 0;
+}
+ANN(AnnotateFlushState) { (void)file, (void)line; }
+ANN(AnnotateTraceMemory, const volatile void *arg) { (void)file, (void)line, (void)arg; }
+ANN(AnnotateNoOp, const volatile void *arg) { (void)file, (void)line, (void)arg; }
+DC_EXPORT int RunningOnValgrind(void) { return 0; }
+DC_EXPORT double ValgrindSlowdown(void) { return 1.0; }
+DC_EXPORT const char *ThreadSanitizerQuery(const char *query) {
+  (void)query;
+  return "0";
+}
