@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -235,6 +237,66 @@ DC_EXPORT pid_t fork(void) {
 __attribute__((constructor)) static void state_locks(void) {
   if (!atomic_exchange(&free_lock_registered, 1))
     dc_atfork_register(DC_RANK_STATES, &free_lock, 1, 0);
+}
+
+/* ------------------------------------------------------------ clone */
+/* clone() called directly.  Without CLONE_VM the child is a process with a
+ * copy of our memory: like fork, every internal lock is held across the
+ * call, and the child gets a thread identity of its own whose creator is the
+ * caller's context (ancestry) and whose clock covers everything done before
+ * (all threads' clocks).  With CLONE_VM the child shares our thread-local
+ * state with its parent and cannot be told apart: it is run untracked, with
+ * a warning. */
+typedef struct clone_arg {
+  int (*fn)(void *);
+  void *arg;
+  uint32_t serial;
+} clone_arg;
+
+static int clone_start(void *p) {
+  clone_arg a = *(clone_arg *)p;
+  dc_atfork_release();
+  dc_tls = 0;
+  pending_serial = a.serial + 1;
+  dc_thread_init_current();
+  after_fork_child();
+  return a.fn(a.arg);
+}
+
+DC_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...) {
+  static int (*real)(int (*)(void *), void *, int, void *, ...);
+  if (!real) real = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
+  if (!real) dc_die("dacce: cannot find the real clone\n");
+  va_list ap;
+  va_start(ap, arg);
+  pid_t *ptid = va_arg(ap, pid_t *);
+  void *tls = va_arg(ap, void *);
+  pid_t *ctid = va_arg(ap, pid_t *);
+  va_end(ap);
+  if (flags & CLONE_VM) {
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      dc_printf("==dacce== warning: clone(CLONE_VM) threads are not tracked (use pthread_create)\n");
+    return real(fn, stack, flags, arg, ptid, tls, ctid);
+  }
+  dc_thread *self = dc_cur();
+  dacce_ctx c;
+  dc_capture(self, &c);
+  clone_arg *a = dc_mmap(sizeof *a);
+  a->fn = fn;
+  a->arg = arg;
+  a->serial = dc_thread_new_serial(&c);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, a->serial);
+  rec->created_pc = (uintptr_t)__builtin_return_address(0) - 1;
+  if (!self->rd.disabled) {
+    rd_vc_copy(&rec->start_vc, &self->rd.vc);
+    rd_tick(&self->rd);
+  }
+  dc_atfork_prepare();
+  int r = real(clone_start, stack, flags, a, ptid, tls, ctid);
+  dc_atfork_release(); /* the parent's side; the child releases in clone_start */
+  dc_munmap(a, sizeof *a);
+  return r;
 }
 
 /* ------------------------------------------------------------ longjmp */
