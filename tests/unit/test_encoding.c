@@ -192,6 +192,15 @@ static void test_worked_example(void) {
   cc_string(ccs, sizeof ccs);
   CHECK(c.id == 5 && !strcmp(ccs, "<0,A,D>"), "AD: id %llu cc %s", (unsigned long long)c.id, ccs);
   CHECK_DECODES(&s);
+  /* ...continued to the paper's ADACDAD: D->A is new too; A->C (0) and C->D
+   * (2) are encoded, so the two D->A pushes carry different ids (5 and 7)
+   * and none merge */
+  path(&s, "ACDAD");
+  dacce_capture(&c);
+  cc_string(ccs, sizeof ccs);
+  CHECK(c.id == 5 && !strcmp(ccs, "<0,A,D><5,D,A><7,D,A><5,A,D>"), "ADACDAD: id %llu cc %s",
+        (unsigned long long)c.id, ccs);
+  CHECK_DECODES(&s);
   unwind_all(&s);
 }
 
