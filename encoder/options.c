@@ -1,6 +1,8 @@
 /* options.c: the runtime's options, generated from the DC_OPTIONS table in
  * internal.h.  Read once from DACCE_OPTIONS ("key=value" separated by spaces,
- * commas or colons).  A bad option is a one-line error and exit status 2. */
+ * commas or colons).  A bad option is a one-line error and exit status 70
+ * (the runtime's fatal-error status; the launcher checks options first and
+ * exits with 2). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -406,9 +406,11 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   r.kind = prev->freed ? "heap-use-after-free" : "data-race";
   stack_of(&r.st[0], cur->ctx, cur->pc);
   stack_of(&r.st[1], prev->ctx, prev->pc);
-  if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)) ^ 2,
-                            dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t)) ^ 3) ^
-                  (r.kind[0] == 'h'))) {
+  /* the same two stacks in either role are one report; a use-after-free
+   * is not the same report as a race between the same stacks */
+  if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)),
+                            dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t))) ^
+                  (r.kind[0] == 'h' ? 0x5555 : 0))) {
     t->in_runtime = 0;
     atomic_store_explicit(&report_lock, 0, memory_order_release);
     return;

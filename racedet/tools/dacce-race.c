@@ -92,7 +92,8 @@ static const char *rt_values[N_RT]; /* NULL: not given */
 
 /* set by the launcher itself: a user value would break the report channel */
 static int rt_reserved(const char *name) {
-  return !strcmp(name, "raw_reports") || !strcmp(name, "report_text");
+  return !strcmp(name, "raw_reports") || !strcmp(name, "report_text") ||
+         !strcmp(name, "override_exit_status");
 }
 static int rt_has(const char *name) {
   for (size_t i = 0; i < N_RT; i++)

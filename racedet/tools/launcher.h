@@ -43,6 +43,7 @@ typedef struct lr_stack {
   lr_frame *f; /* innermost first */
   int n;
   int decode_error; /* the runtime could not decode the context (< 0) */
+  int truncated;    /* the runtime cut the stack (more than its frame limit) */
 } lr_stack;
 
 typedef struct lr_access {
@@ -55,6 +56,7 @@ typedef struct lr_access {
 
 typedef struct lr_thread {
   unsigned id;
+  const char *name; /* pthread_setname_np / AnnotateThreadName, "" if none */
   int has_parent;
   unsigned parent;
   lr_stack created; /* the creator's stack at pthread_create */
@@ -170,7 +172,10 @@ int lr_sarif_write(lr_sarif *s, FILE *out);
 void lr_sarif_free(lr_sarif *s);
 /* helpers shared by renderers */
 const char *lr_kind_words(const char *kind); /* "data race", "heap-use-after-free" */
-const char *lr_thread_name(unsigned id, char buf[32]);
+/* "main thread", "thread T3" or "thread T3 'name'" (buf: LR_TNAME bytes) */
+#define LR_TNAME 96
+struct lr_report;
+const char *lr_thread_name(const struct lr_report *r, unsigned id, char buf[LR_TNAME]);
 /* The frame a report is "at": the current access's innermost frame with a
  * source file, else its innermost frame (NULL when the stack is empty). */
 const lr_frame *lr_report_top(const lr_report *r);

@@ -339,6 +339,7 @@ static int raw_access(conv *c, const jval *root, const char *key, lr_access *a) 
   const jval *de = get(o, "decode_error");
   if (de && de->t == J_NUM && de->is_int && de->i > -1000000 && de->i < 1000000)
     a->st.decode_error = (int)de->i;
+  if (field_bool(c, o, "frames_truncated", &a->st.truncated)) return -1;
   a->thread = (unsigned)tid;
   a->size = (unsigned)size;
   a->address = addr;
@@ -431,6 +432,9 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
         t->parent = (unsigned)parent;
       }
       if (raw_stack(c, e, "creation_frames", &t->created, 0)) return -1;
+      t->name = "";
+      if (field_str(c, e, "name", &t->name, 0)) return -1;
+      if (!t->name) t->name = "";
       t->id = (unsigned)id;
       if (!find_thread(raw.t, raw.n, t->id)) raw.n++;
     }

@@ -45,6 +45,7 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
           key, a->thread, a->is_write ? "true" : "false", a->is_atomic ? "true" : "false",
           a->is_free ? "true" : "false", a->size);
   hex(b, a->address);
+  if (a->st.truncated) lr_bputs(b, ",\"frames_truncated\":true");
   lr_bput(b, ",\"decode_error\":%d,\"frames\":", a->st.decode_error);
   frames(b, &a->st);
   lr_bputs(b, "}");
@@ -90,7 +91,9 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
   lr_bputs(b, "],\"threads\":[");
   for (int i = 0; i < r->nthreads; i++) {
     const lr_thread *t = &r->threads[i];
-    lr_bput(b, "%s{\"id\":%u,\"parent\":", i ? "," : "", t->id);
+    lr_bput(b, "%s{\"id\":%u,\"name\":", i ? "," : "", t->id);
+    lr_bjson_str(b, t->name ? t->name : "");
+    lr_bputs(b, ",\"parent\":");
     if (t->has_parent)
       lr_bput(b, "%u", t->parent);
     else

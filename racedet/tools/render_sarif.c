@@ -215,11 +215,11 @@ static uint64_t fingerprint(const lr_report *r) {
 /* ------------------------------------------------------------ results */
 static void access_words(lr_buf *t, const lr_report *r, int k, int capital) {
   const lr_access *a = &r->acc[k];
-  char tn[32], w[32];
+  char tn[LR_TNAME], w[32];
   snprintf(w, sizeof w, "%s%s", a->is_atomic ? "atomic " : "",
            a->is_free ? "free" : a->is_write ? "write" : "read");
   if (capital) w[0] = (char)(w[0] - 'a' + 'A');
-  lr_bput(t, "%s of size %u by %s", w, a->size, lr_thread_name(a->thread, tn));
+  lr_bput(t, "%s of size %u by %s", w, a->size, lr_thread_name(r, a->thread, tn));
   const lr_frame *f = src_frame(&a->st);
   if (!f && a->st.n) f = &a->st.f[0];
   if (f && f->function) lr_bput(t, " in %s", f->function);
@@ -289,9 +289,9 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
   for (int i = 0; i < r->nthreads; i++) {
     const lr_thread *th = &r->threads[i];
     if (!th->has_parent) continue;
-    char id[48], tn[32], text[96];
+    char id[48], tn[LR_TNAME], text[2 * LR_TNAME];
     snprintf(id, sizeof id, "creation-T%u", th->id);
-    snprintf(text, sizeof text, "Thread T%u created by %s", th->id, lr_thread_name(th->parent, tn));
+    snprintf(text, sizeof text, "Thread T%u created by %s", th->id, lr_thread_name(r, th->parent, tn));
     lr_bputs(b, ",");
     thread_flow(s, b, id, text, &th->created);
   }

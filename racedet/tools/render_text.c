@@ -46,18 +46,19 @@ static void put_frame(lr_buf *b, int i, const lr_frame *f) {
 static void put_stack(lr_buf *b, const lr_stack *s) {
   for (int i = 0; i < s->n; i++) put_frame(b, i, &s->f[i]);
   if (s->decode_error) lr_bput(b, "    <context could not be decoded: error %d>\n", s->decode_error);
+  if (s->truncated) lr_bputs(b, "    ... (the runtime cut this stack at its frame limit)\n");
   if (!s->n && !s->decode_error) lr_bputs(b, "    <empty stack>\n");
 }
 
 static void put_access(lr_buf *b, const lr_report *r, int k) {
   const lr_access *a = &r->acc[k];
-  char t[32];
+  char t[LR_TNAME];
   const char *what = a->is_free ? "free" : a->is_write ? "write" : "read";
   char head[64];
   snprintf(head, sizeof head, "%s%s%s", k ? "Previous " : "", a->is_atomic ? "atomic " : "", what);
   if (!k) head[0] = (char)(head[0] - 'a' + 'A'); /* "Write", "Atomic write" */
   lr_bput(b, "  %s of size %u at %#llx by %s", head, a->size, (unsigned long long)a->address,
-          lr_thread_name(a->thread, t));
+          lr_thread_name(r, a->thread, t));
   if (!k && r->nmutexes) {
     lr_bputs(b, " (mutexes:");
     for (int i = 0; i < r->nmutexes; i++) lr_bput(b, "%s M%d", i ? "," : "", i + 1);
@@ -70,7 +71,7 @@ static void put_access(lr_buf *b, const lr_report *r, int k) {
 
 void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   const char *tool = o->tsan_header ? "ThreadSanitizer" : "dacce-race";
-  char t[32], t2[32];
+  char t[LR_TNAME], t2[LR_TNAME];
   lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_kind_words(r->kind), r->pid);
   put_access(b, r, 0);
   put_access(b, r, 1);
@@ -89,25 +90,28 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   } else if (!strcmp(l->kind, "heap")) {
     lr_bput(b, "  Location is heap block of size %llu at %#llx allocated by %s:\n",
             (unsigned long long)l->size, (unsigned long long)l->address,
-            l->has_thread ? lr_thread_name(l->thread, t) : "an unknown thread");
+            l->has_thread ? lr_thread_name(r, l->thread, t) : "an unknown thread");
     if (l->has_alloc) put_stack(b, &l->alloc);
     lr_bputs(b, "\n");
   } else if (!strcmp(l->kind, "stack")) {
     if (l->has_thread)
-      lr_bput(b, "  Location is stack of %s.\n\n", lr_thread_name(l->thread, t));
+      lr_bput(b, "  Location is stack of %s.\n\n", lr_thread_name(r, l->thread, t));
     else
       lr_bputs(b, "  Location is stack of an unknown thread.\n\n");
   }
 
   for (int i = 0; i < r->nmutexes; i++)
     lr_bput(b, "  Mutex M%d (%#llx) is held by %s during its access.\n", i + 1,
-            (unsigned long long)r->mutexes[i], lr_thread_name(r->acc[0].thread, t));
+            (unsigned long long)r->mutexes[i], lr_thread_name(r, r->acc[0].thread, t));
   if (r->nmutexes) lr_bputs(b, "\n");
 
   for (int i = 0; i < r->nthreads; i++) {
     const lr_thread *th = &r->threads[i];
     if (!th->has_parent) continue;
-    lr_bput(b, "  Thread T%u created by %s at:\n", th->id, lr_thread_name(th->parent, t2));
+    char who[LR_TNAME];
+    snprintf(who, sizeof who, "%s", lr_thread_name(r, th->id, t));
+    who[0] = 'T';
+    lr_bput(b, "  %s created by %s at:\n", who, lr_thread_name(r, th->parent, t2));
     put_stack(b, &th->created);
     lr_bputs(b, "\n");
   }

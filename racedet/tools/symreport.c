@@ -66,18 +66,20 @@ static struct {
   int nspaces, next_recycle;
 } S;
 
+static void out_of_memory(void) {
+  fputs("dacce-race: out of memory\n", stderr);
+  exit(2);
+}
+
 static void *xrealloc(void *p, size_t n) {
   void *q = realloc(p, n);
-  if (!q) {
-    fputs("dacce-race: out of memory\n", stderr);
-    exit(2);
-  }
+  if (!q) out_of_memory();
   return q;
 }
 
 static char *xstrdup(const char *s) {
   char *p = strdup(s);
-  if (!p) xrealloc(NULL, (size_t)-1);
+  if (!p) out_of_memory();
   return p;
 }
 
@@ -113,7 +115,7 @@ static const modinfo *module(const char *raw) {
   for (size_t i = 0; i < S.nmods; i++)
     if (!strcmp(S.mods[i]->raw, raw)) return S.mods[i];
   modinfo *m = calloc(1, sizeof *m);
-  if (!m) xrealloc(NULL, (size_t)-1);
+  if (!m) out_of_memory();
   m->raw = xstrdup(raw);
   m->path = absolute(raw);
   if (strcmp(m->path, S.pm.path ? S.pm.path : "") && is_program(m->path)) {

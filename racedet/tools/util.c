@@ -143,9 +143,12 @@ const char *lr_kind_words(const char *kind) {
   return kind;
 }
 
-const char *lr_thread_name(unsigned id, char buf[32]) {
+const char *lr_thread_name(const lr_report *r, unsigned id, char buf[LR_TNAME]) {
   if (id == 0) return "main thread";
-  snprintf(buf, 32, "thread T%u", id);
+  const char *name = "";
+  for (int i = 0; r && i < r->nthreads; i++)
+    if (r->threads[i].id == id && r->threads[i].name) name = r->threads[i].name;
+  snprintf(buf, LR_TNAME, "thread T%u%s%.60s%s", id, *name ? " '" : "", name, *name ? "'" : "");
   return buf;
 }
 
