@@ -112,8 +112,10 @@ static module *module_of(uintptr_t pc) {
   return m;
 }
 
-/* the symbol of a (sorted) table containing a, or 0 */
-static const fsym *find(const fsym *t, uint32_t n, uintptr_t a) {
+/* The symbol of a sorted table containing a, or 0.  A symbol without a
+ * size contains only its own address, unless open_ended (functions written in
+ * assembly often have no size: take the nearest one below). */
+static const fsym *find(const fsym *t, uint32_t n, uintptr_t a, int open_ended) {
   uint32_t lo = 0, hi = n;
   while (lo < hi) { /* last symbol at or below a */
     uint32_t mid = lo + (hi - lo) / 2;
@@ -124,13 +126,13 @@ static const fsym *find(const fsym *t, uint32_t n, uintptr_t a) {
   }
   if (!lo) return 0;
   const fsym *s = &t[lo - 1];
-  if (s->size ? a - s->addr >= s->size : a != s->addr) return 0;
+  if (s->size ? a - s->addr >= s->size : !open_ended && a != s->addr) return 0;
   return s;
 }
 
 const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size) {
   module *m = module_of(addr);
-  const fsym *s = m ? find(m->objs, m->nobj, addr - m->bias) : 0;
+  const fsym *s = m ? find(m->objs, m->nobj, addr - m->bias, 0) : 0;
   if (!s) return 0;
   *start = s->addr + m->bias;
   *size = s->size;
@@ -139,20 +141,8 @@ const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size) 
 
 const char *dc_symtab_name(uintptr_t pc, uintptr_t *offset) {
   module *m = module_of(pc);
-  if (!m || !m->n) return 0;
-  uintptr_t a = pc - m->bias;
-  uint32_t lo = 0, hi = m->n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (m->syms[mid].addr <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (!lo) return 0;
-  const fsym *s = &m->syms[lo - 1];
-  /* functions: accept a pc past a zero-sized symbol (hand-written code) */
-  if (s->size && a - s->addr >= s->size) return 0;
-  if (offset) *offset = a - s->addr;
+  const fsym *s = m ? find(m->syms, m->n, pc - m->bias, 1) : 0;
+  if (!s) return 0;
+  if (offset) *offset = pc - m->bias - s->addr;
   return s->name;
 }

@@ -162,6 +162,23 @@ void dc_thread_destroy(dc_thread *t) {
 }
 
 /* ------------------------------------------------------------ pthread_create */
+/* The identity of a thread about to be created by the caller at call_pc:
+ * a serial whose record holds the creator's context (ancestry) and clock
+ * (everything the creator did so far happens before the new thread). */
+static uint32_t new_child(uintptr_t call_pc) {
+  dc_thread *self = dc_cur();
+  dacce_ctx c;
+  dc_capture(self, &c);
+  uint32_t serial = dc_thread_new_serial(&c);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  rec->created_pc = call_pc;
+  if (!self->rd.disabled) {
+    rd_vc_copy(&rec->start_vc, &self->rd.vc);
+    rd_tick(&self->rd);
+  }
+  return serial;
+}
+
 typedef struct start_arg {
   void *(*fn)(void *);
   void *arg;
@@ -184,20 +201,10 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   static pthread_create_fn real;
   if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real) dc_die("dacce: cannot find the real pthread_create\n");
-  dc_thread *self = dc_cur();
-  dacce_ctx c;
-  dc_capture(self, &c);
   start_arg *a = dc_mmap(sizeof *a);
   a->fn = fn;
   a->arg = arg;
-  a->serial = dc_thread_new_serial(&c);
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, a->serial);
-  rec->created_pc = (uintptr_t)__builtin_return_address(0) - 1;
-  /* everything the creator did so far happens before the new thread */
-  if (!self->rd.disabled) {
-    rd_vc_copy(&rec->start_vc, &self->rd.vc);
-    rd_tick(&self->rd);
-  }
+  a->serial = new_child((uintptr_t)__builtin_return_address(0) - 1);
   int r = real(th, attr, thread_start, a);
   if (r) dc_munmap(a, sizeof *a);
   return r;
@@ -279,19 +286,10 @@ DC_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...) {
       dc_printf("==dacce== warning: clone(CLONE_VM) threads are not tracked (use pthread_create)\n");
     return real(fn, stack, flags, arg, ptid, tls, ctid);
   }
-  dc_thread *self = dc_cur();
-  dacce_ctx c;
-  dc_capture(self, &c);
   clone_arg *a = dc_mmap(sizeof *a);
   a->fn = fn;
   a->arg = arg;
-  a->serial = dc_thread_new_serial(&c);
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, a->serial);
-  rec->created_pc = (uintptr_t)__builtin_return_address(0) - 1;
-  if (!self->rd.disabled) {
-    rd_vc_copy(&rec->start_vc, &self->rd.vc);
-    rd_tick(&self->rd);
-  }
+  a->serial = new_child((uintptr_t)__builtin_return_address(0) - 1);
   dc_atfork_prepare();
   int r = real(clone_start, stack, flags, a, ptid, tls, ctid);
   dc_atfork_release(); /* the parent's side; the child releases in clone_start */

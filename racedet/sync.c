@@ -91,42 +91,33 @@ static int active(rd_thread **r) {
   return !(*r)->ignore_sync && !(*r)->disabled;
 }
 
-void rd_acquire(uintptr_t addr) {
+/* The thread's clock joins the object's writers' clock, and with readers
+ * also its readers' clock (a write lock after read unlocks). */
+static void acquire(uintptr_t addr, int with_readers) {
   rd_thread *r;
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 0);
   if (!s) return;
   rd_vc_join(&r->vc, &s->vc);
+  if (with_readers) rd_vc_join(&r->vc, &s->rvc);
   rd_sync_unlock(s);
 }
 
-void rd_acquire_read_releases(uintptr_t addr) {
-  rd_thread *r;
-  if (!active(&r)) return;
-  rd_sync *s = rd_sync_get(addr, 0);
-  if (!s) return;
-  rd_vc_join(&r->vc, &s->vc);
-  rd_vc_join(&r->vc, &s->rvc);
-  rd_sync_unlock(s);
-}
-
-void rd_release(uintptr_t addr) {
+/* The object's writers' (or readers') clock joins the thread's; the thread
+ * moves on to a new epoch. */
+static void release(uintptr_t addr, int as_reader) {
   rd_thread *r;
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 1);
-  rd_vc_join(&s->vc, &r->vc);
+  rd_vc_join(as_reader ? &s->rvc : &s->vc, &r->vc);
   rd_sync_unlock(s);
   rd_tick(r);
 }
 
-void rd_release_read(uintptr_t addr) {
-  rd_thread *r;
-  if (!active(&r)) return;
-  rd_sync *s = rd_sync_get(addr, 1);
-  rd_vc_join(&s->rvc, &r->vc);
-  rd_sync_unlock(s);
-  rd_tick(r);
-}
+void rd_acquire(uintptr_t addr) { acquire(addr, 0); }
+void rd_acquire_read_releases(uintptr_t addr) { acquire(addr, 1); }
+void rd_release(uintptr_t addr) { release(addr, 0); }
+void rd_release_read(uintptr_t addr) { release(addr, 1); }
 
 void rd_mutex_locked(uintptr_t addr) {
   rd_thread *r = rd_cur();

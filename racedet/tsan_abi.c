@@ -132,34 +132,57 @@ static inline u128 cas128(volatile u128 *a, u128 expect, u128 want) {
   return __sync_val_compare_and_swap(a, expect, want);
 }
 static inline u128 load128(volatile u128 *a) { return cas128(a, 0, 0); }
-#define RMW(bits, T, op, expr)                                                              \
-  DC_EXPORT T __tsan_atomic128_##op(volatile T *a, T v, int mo) {                           \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
-    T old = load128(a), seen;                                                                \
-    while ((seen = cas128(a, old, (expr))) != old) old = seen;                               \
-    rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), PC());                               \
-    return old;                                                                              \
+/* One implementation per operation, shared by __tsan_atomic128_* and the
+ * libatomic entry points below; pc is the program's call site. */
+enum { OP_XCHG, OP_ADD, OP_SUB, OP_AND, OP_OR, OP_XOR, OP_NAND };
+static u128 apply_op(int op, u128 old, u128 v) {
+  switch (op) {
+  case OP_ADD: return old + v;
+  case OP_SUB: return old - v;
+  case OP_AND: return old & v;
+  case OP_OR: return old | v;
+  case OP_XOR: return old ^ v;
+  case OP_NAND: return ~(old & v);
+  default: return v;
   }
-RMW(128, u128, exchange, v)
-RMW(128, u128, fetch_add, old + v)
-RMW(128, u128, fetch_sub, old - v)
-RMW(128, u128, fetch_and, old & v)
-RMW(128, u128, fetch_or, old | v)
-RMW(128, u128, fetch_xor, old ^ v)
-RMW(128, u128, fetch_nand, ~(old & v))
-#undef RMW
-DC_EXPORT u128 __tsan_atomic128_load(const volatile u128 *a, int mo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_LOAD);
-  u128 v = load128((volatile u128 *)a);
-  rd_atomic_post(s, (uintptr_t)a, 16, RD_LOAD, MO(mo), PC());
+}
+/* returns the old value, or the new one with ret_new */
+static u128 rmw128(volatile void *p, u128 v, int op, int ret_new, int mo, uintptr_t pc) {
+  volatile u128 *a = p;
+  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);
+  u128 old = load128(a), seen, nv;
+  while ((seen = cas128(a, old, nv = apply_op(op, old, v))) != old) old = seen;
+  rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), pc);
+  return ret_new ? nv : old;
+}
+static u128 ld128(const volatile void *p, int mo, uintptr_t pc) {
+  rd_sync *s = rd_atomic_pre((uintptr_t)p, RD_LOAD);
+  u128 v = load128((volatile u128 *)p);
+  rd_atomic_post(s, (uintptr_t)p, 16, RD_LOAD, MO(mo), pc);
   return v;
 }
-DC_EXPORT void __tsan_atomic128_store(volatile u128 *a, u128 v, int mo) {
+static void st128(volatile void *p, u128 v, int mo, uintptr_t pc) {
+  volatile u128 *a = p;
   rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);
   u128 old = load128(a), seen;
   while ((seen = cas128(a, old, v)) != old) old = seen;
-  rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), PC());
+  rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), pc);
 }
+
+#define RMW128(name, op)                                                         \
+  DC_EXPORT u128 __tsan_atomic128_##name(volatile u128 *a, u128 v, int mo) {     \
+    return rmw128(a, v, op, 0, mo, PC());                                        \
+  }
+RMW128(exchange, OP_XCHG)
+RMW128(fetch_add, OP_ADD)
+RMW128(fetch_sub, OP_SUB)
+RMW128(fetch_and, OP_AND)
+RMW128(fetch_or, OP_OR)
+RMW128(fetch_xor, OP_XOR)
+RMW128(fetch_nand, OP_NAND)
+#undef RMW128
+DC_EXPORT u128 __tsan_atomic128_load(const volatile u128 *a, int mo) { return ld128(a, mo, PC()); }
+DC_EXPORT void __tsan_atomic128_store(volatile u128 *a, u128 v, int mo) { st128(a, v, mo, PC()); }
 static int cmpxchg128(volatile u128 *a, u128 *c, u128 v, int mo, int fmo, uintptr_t pc) {
   rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);
   u128 seen = cas128(a, *c, v);
@@ -186,42 +209,26 @@ DC_EXPORT u128 __tsan_atomic128_compare_exchange_val(volatile u128 *a, u128 c, u
 /* Without -mcx16, compilers lower 16-byte atomics to libatomic calls that the
  * instrumentation does not see.  The runtime provides them (the executable's
  * definitions win over libatomic's) and models them like __tsan_atomic128_*. */
-#define LIBATOMIC_RMW(name, expr, ret_new)                                                  \
-  DC_EXPORT u128 __atomic_##name##_16(volatile void *p, u128 v, int mo) {                   \
-    volatile u128 *a = p;                                                                    \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
-    u128 old = load128(a), seen, nv;                                                         \
-    while ((seen = cas128(a, old, nv = (expr))) != old) old = seen;                          \
-    rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), PC());                               \
-    return ret_new ? nv : old;                                                               \
+#define LIBATOMIC_RMW(name, op, ret_new)                                          \
+  DC_EXPORT u128 __atomic_##name##_16(volatile void *p, u128 v, int mo) {         \
+    return rmw128(p, v, op, ret_new, mo, PC());                                   \
   }
-LIBATOMIC_RMW(exchange, v, 0)
-LIBATOMIC_RMW(fetch_add, old + v, 0)
-LIBATOMIC_RMW(fetch_sub, old - v, 0)
-LIBATOMIC_RMW(fetch_and, old & v, 0)
-LIBATOMIC_RMW(fetch_or, old | v, 0)
-LIBATOMIC_RMW(fetch_xor, old ^ v, 0)
-LIBATOMIC_RMW(fetch_nand, ~(old & v), 0)
-LIBATOMIC_RMW(add_fetch, old + v, 1)
-LIBATOMIC_RMW(sub_fetch, old - v, 1)
-LIBATOMIC_RMW(and_fetch, old & v, 1)
-LIBATOMIC_RMW(or_fetch, old | v, 1)
-LIBATOMIC_RMW(xor_fetch, old ^ v, 1)
-LIBATOMIC_RMW(nand_fetch, ~(old & v), 1)
+LIBATOMIC_RMW(exchange, OP_XCHG, 0)
+LIBATOMIC_RMW(fetch_add, OP_ADD, 0)
+LIBATOMIC_RMW(fetch_sub, OP_SUB, 0)
+LIBATOMIC_RMW(fetch_and, OP_AND, 0)
+LIBATOMIC_RMW(fetch_or, OP_OR, 0)
+LIBATOMIC_RMW(fetch_xor, OP_XOR, 0)
+LIBATOMIC_RMW(fetch_nand, OP_NAND, 0)
+LIBATOMIC_RMW(add_fetch, OP_ADD, 1)
+LIBATOMIC_RMW(sub_fetch, OP_SUB, 1)
+LIBATOMIC_RMW(and_fetch, OP_AND, 1)
+LIBATOMIC_RMW(or_fetch, OP_OR, 1)
+LIBATOMIC_RMW(xor_fetch, OP_XOR, 1)
+LIBATOMIC_RMW(nand_fetch, OP_NAND, 1)
 #undef LIBATOMIC_RMW
-DC_EXPORT u128 __atomic_load_16(const volatile void *p, int mo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)p, RD_LOAD);
-  u128 v = load128((volatile u128 *)p);
-  rd_atomic_post(s, (uintptr_t)p, 16, RD_LOAD, MO(mo), PC());
-  return v;
-}
-DC_EXPORT void __atomic_store_16(volatile void *p, u128 v, int mo) {
-  volatile u128 *a = p;
-  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);
-  u128 old = load128(a), seen;
-  while ((seen = cas128(a, old, v)) != old) old = seen;
-  rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), PC());
-}
+DC_EXPORT u128 __atomic_load_16(const volatile void *p, int mo) { return ld128(p, mo, PC()); }
+DC_EXPORT void __atomic_store_16(volatile void *p, u128 v, int mo) { st128(p, v, mo, PC()); }
 /* libatomic's ABI has no "weak" argument, unlike gcc's builtin of the same
  * name, hence the assembler label */
 DC_EXPORT _Bool dc_atomic_cmpxchg16(volatile void *p, void *expected, u128 desired, int mo,
