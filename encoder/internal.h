@@ -301,7 +301,7 @@ typedef struct rd_vc {
 
 typedef struct rd_ictx { /* per-thread cache of interned contexts */
   uint64_t id;
-  uint32_t node, cc, ts, handle;
+  uint32_t node, cc, ts, locks, handle;
 } rd_ictx;
 #define RD_ICTX_BITS 6
 
@@ -314,8 +314,10 @@ typedef struct rd_thread {
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
   rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */
   int has_rel_fence;
-  uintptr_t held[16]; /* mutexes held, for reports */
+  uintptr_t held[16]; /* mutexes held (low bit: read-locked), for reports */
   uint32_t nheld;
+  uint32_t lockset;    /* interned held[], part of every access's context */
+  int lockset_dirty;
   rd_ictx ictx[1u << RD_ICTX_BITS];
 } rd_thread;
 

@@ -53,8 +53,15 @@ uint32_t rd_ctx_handle(dc_thread *t);
 typedef struct rd_ctxrec {
   uint64_t id;
   uint32_t node, cc, ts, thread;
+  uint32_t locks; /* interned set of mutexes held (0 = none) */
 } rd_ctxrec;
 const rd_ctxrec *rd_ctx_get(uint32_t handle);
+/* Mutex sets: what a thread held at an access (low bit: read-locked). */
+typedef struct rd_lockset {
+  uint32_t n;
+  uintptr_t a[16];
+} rd_lockset;
+const rd_lockset *rd_lockset_get(uint32_t id);
 
 /* ------------------------------------------------------------ sync objects (sync.c) */
 typedef struct rd_sync {

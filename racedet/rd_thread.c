@@ -13,6 +13,8 @@
 #include "racedet.h"
 
 static dc_vec ctx_tab; /* rd_ctxrec by handle; 0 unused */
+static dc_vec lock_tab; /* rd_lockset by id; 0 = the empty set */
+static dc_index lock_index;
 static dc_index ctx_index;
 static _Atomic int ctx_lock;
 #define MAX_CTX (1u << 28)
@@ -21,6 +23,42 @@ void rd_init(void) {
   dc_vec_init(&ctx_tab, sizeof(rd_ctxrec), MAX_CTX);
   atomic_store(&ctx_tab.n, 1);
   dc_index_init(&ctx_index, 12);
+  dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
+  atomic_store(&lock_tab.n, 1);
+  dc_index_init(&lock_index, 8);
+}
+
+const rd_lockset *rd_lockset_get(uint32_t id) {
+  if (!id || id >= atomic_load_explicit(&lock_tab.n, memory_order_acquire)) return 0;
+  return dc_vec_at(&lock_tab, id);
+}
+
+/* hash-consed like contexts, under the same lock (rare: at lock changes) */
+static uint32_t intern_lockset(const rd_lockset *k) {
+  if (!k->n) return 0;
+  uint64_t h = dc_hash(k->a, k->n * sizeof k->a[0]) ^ k->n;
+  for (int locked = 0;; locked = 1) {
+    const dc_itab *t = dc_index_tab(&lock_index);
+    uint32_t pos = (uint32_t)(h >> 32), i;
+    while ((i = dc_index_next(t, h, &pos))) {
+      const rd_lockset *c = dc_vec_at(&lock_tab, i);
+      int eq = c->n == k->n;
+      for (uint32_t j = 0; eq && j < k->n; j++) eq = c->a[j] == k->a[j];
+      if (eq) {
+        if (locked) atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+        return i;
+      }
+    }
+    if (locked) break;
+    while (atomic_exchange_explicit(&ctx_lock, 1, memory_order_acquire)) sched_yield();
+  }
+  uint32_t i = atomic_load_explicit(&lock_tab.n, memory_order_relaxed);
+  if (i >= (1u << 24)) dc_die("dacce: too many distinct sets of held mutexes\n");
+  *(rd_lockset *)dc_vec_at(&lock_tab, i) = *k;
+  atomic_store_explicit(&lock_tab.n, i + 1, memory_order_release);
+  dc_index_insert(&lock_index, h, i);
+  atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+  return i;
 }
 
 const rd_ctxrec *rd_ctx_get(uint32_t h) {
@@ -30,7 +68,7 @@ const rd_ctxrec *rd_ctx_get(uint32_t h) {
 
 static int rec_eq(const rd_ctxrec *a, const rd_ctxrec *b) {
   return a->id == b->id && a->node == b->node && a->cc == b->cc && a->ts == b->ts &&
-         a->thread == b->thread;
+         a->thread == b->thread && a->locks == b->locks;
 }
 
 static uint32_t intern(const rd_ctxrec *k) {
@@ -57,18 +95,28 @@ static uint32_t intern(const rd_ctxrec *k) {
 
 DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
   if (t->ctx_handle) return t->ctx_handle;
+  rd_thread *r = &t->rd;
+  if (r->lockset_dirty) {
+    rd_lockset k = {.n = r->nheld < 16 ? r->nheld : 16};
+    for (uint32_t i = 0; i < k.n; i++) k.a[i] = r->held[i];
+    r->lockset = intern_lockset(&k);
+    r->lockset_dirty = 0;
+  }
   dacce_ctx c;
   dc_capture(t, &c);
-  rd_ictx *e = &t->rd.ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40)) *
-                                        0x9E3779B97F4A7C15ull) >> (64 - RD_ICTX_BITS))];
-  if (e->handle && e->id == c.id && e->node == c.node && e->cc == c.cc && e->ts == c.ts)
+  rd_ictx *e = &r->ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40) ^
+                                      ((uint64_t)r->lockset << 52)) *
+                                     0x9E3779B97F4A7C15ull) >> (64 - RD_ICTX_BITS))];
+  if (e->handle && e->id == c.id && e->node == c.node && e->cc == c.cc && e->ts == c.ts &&
+      e->locks == r->lockset)
     return t->ctx_handle = e->handle;
-  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread};
+  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset};
   uint32_t h = intern(&k);
   e->id = c.id;
   e->node = c.node;
   e->cc = c.cc;
   e->ts = c.ts;
+  e->locks = r->lockset;
   e->handle = h;
   return t->ctx_handle = h;
 }

@@ -46,8 +46,8 @@ typedef struct report {
   /* threads named anywhere, with ancestors */
   thread_info threads[32];
   int nthreads;
-  uintptr_t held[16];
-  int nheld;
+  uintptr_t held[2][16]; /* per access: mutexes held (low bit: read-locked) */
+  int nheld[2];
 } report;
 
 static _Atomic int report_lock;
@@ -232,6 +232,24 @@ static const char *tlabel(uint32_t tid, char *tmp, int capital) {
 }
 static const char *tname(uint32_t tid, char *tmp) { return tlabel(tid, tmp, 0); }
 
+/* M-numbers: mutexes in order of first mention, current access first */
+static int mutex_index(const report *r, uintptr_t m) {
+  m &= ~(uintptr_t)1;
+  int idx = 0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < r->nheld[k]; i++) {
+      uintptr_t x = r->held[k][i] & ~(uintptr_t)1;
+      int seen = 0;
+      for (int k2 = 0; k2 <= k && !seen; k2++)
+        for (int j = 0; j < (k2 == k ? i : r->nheld[k2]) && !seen; j++)
+          seen = (r->held[k2][j] & ~(uintptr_t)1) == x;
+      if (seen) continue;
+      if (x == m) return idx;
+      idx++;
+    }
+  return idx;
+}
+
 static void render_text(const report *r, buf *b) {
   char t1[96], t2[96];
   const char *title = dc_streq(r->kind, "data-race") ? "data race" : r->kind;
@@ -239,12 +257,15 @@ static void render_text(const report *r, buf *b) {
        dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", title, (int)getpid());
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
-    bput(b, "  %s%s%s of size %u at %#lx by %s%s:\n", k ? "Previous " : "",
+    bput(b, "  %s%s%s of size %u at %#lx by %s", k ? "Previous " : "",
          a->is_atomic ? (k ? "atomic " : "Atomic ") : "",
          a->freed ? "free" : a->is_write ? (k || a->is_atomic ? "write" : "Write")
                                           : (k || a->is_atomic ? "read" : "Read"),
-         a->size, (unsigned long)a->addr, tname(a->tid, t1),
-         k == 0 && r->nheld ? " (mutexes held)" : "");
+         a->size, (unsigned long)a->addr, tname(a->tid, t1));
+    for (int i = 0; i < r->nheld[k]; i++)
+      bput(b, "%s%s M%d", i ? ", " : " (mutexes: ", (r->held[k][i] & 1) ? "read" : "write",
+           mutex_index(r, r->held[k][i]));
+    bput(b, "%s:\n", r->nheld[k] ? ")" : "");
     put_stack_text(b, &r->st[k]);
     bput(b, "\n");
   }
@@ -259,8 +280,14 @@ static void render_text(const report *r, buf *b) {
   } else if (dc_streq(r->loc_kind, "stack")) {
     bput(b, "  Location is stack of %s.\n\n", tname(r->alloc_tid, t1));
   }
-  for (int i = 0; i < r->nheld; i++) bput(b, "  Mutex M%d (%#lx) held by the current thread\n", i, (unsigned long)r->held[i]);
-  if (r->nheld) bput(b, "\n");
+  int nm = 0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < r->nheld[k]; i++)
+      if (mutex_index(r, r->held[k][i]) == nm) {
+        bput(b, "  Mutex M%d (%#lx)\n", nm, (unsigned long)(r->held[k][i] & ~(uintptr_t)1));
+        nm++;
+      }
+  if (nm) bput(b, "\n");
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
     if (!ti->has_parent) continue;
@@ -310,7 +337,7 @@ static void put_pcs_json(buf *b, const stack *s) {
 
 static void render_raw(const report *r, buf *b) {
   bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
-       r->nheld);
+       r->nheld[0]);
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
@@ -320,6 +347,11 @@ static void render_raw(const report *r, buf *b) {
          (unsigned long)a->addr, r->st[k].error);
     put_pcs_json(b, &r->st[k]);
     if (r->st[k].truncated) bput(b, ",\"frames_truncated\":true");
+    /* mutexes this access held: address with the low bit set when read-locked */
+    bput(b, ",\"mutexes\":[");
+    for (int i = 0; i < r->nheld[k]; i++)
+      bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)r->held[k][i]);
+    bput(b, "]");
     bput(b, "}");
   }
   /* for globals, "data" names the module so the launcher can look the
@@ -336,7 +368,8 @@ static void render_raw(const report *r, buf *b) {
     put_pcs_json(b, &r->alloc_st);
   }
   bput(b, "},\"mutexes\":[");
-  for (int i = 0; i < r->nheld; i++) bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)r->held[i]);
+  for (int i = 0; i < r->nheld[0]; i++)
+    bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)(r->held[0][i] & ~(uintptr_t)1));
   bput(b, "],\"threads\":[");
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
@@ -418,8 +451,11 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   locate(&r, cur->addr);
   add_thread(&r, cur->tid);
   add_thread(&r, prev->tid);
-  uint32_t nh = t->rd.nheld < 16 ? t->rd.nheld : 16;
-  for (uint32_t i = 0; i < nh; i++) r.held[r.nheld++] = t->rd.held[i];
+  for (int k = 0; k < 2; k++) {
+    const rd_ctxrec *c = rd_ctx_get(r.acc[k].ctx);
+    const rd_lockset *ls = c ? rd_lockset_get(c->locks) : 0;
+    for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
+  }
 
   static char text[1 << 20];
   buf b = {text, 0, sizeof text};

@@ -119,15 +119,26 @@ void rd_acquire_read_releases(uintptr_t addr) { acquire(addr, 1); }
 void rd_release(uintptr_t addr) { release(addr, 0); }
 void rd_release_read(uintptr_t addr) { release(addr, 1); }
 
+/* The set of held mutexes is part of every access's context (reports name
+ * the mutexes both accesses held): a change makes the thread re-intern. */
+static void lockset_changed(void) {
+  dc_thread *t = dc_tls;
+  if (!t) return;
+  t->ctx_handle = 0;
+  t->rd.lockset_dirty = 1;
+}
+
 void rd_mutex_locked(uintptr_t addr) {
   rd_thread *r = rd_cur();
   if (r->nheld < 16) r->held[r->nheld] = addr;
   r->nheld++;
+  lockset_changed();
 }
 
 void rd_mutex_unlocked(uintptr_t addr) {
   rd_thread *r = rd_cur();
   uint32_t n = r->nheld < 16 ? r->nheld : 16;
+  lockset_changed();
   for (uint32_t i = n; i-- > 0;)
     if (r->held[i] == addr) {
       for (uint32_t j = i; j + 1 < n; j++) r->held[j] = r->held[j + 1];

@@ -46,12 +46,16 @@ typedef struct lr_stack {
   int truncated;    /* the runtime cut the stack (more than its frame limit) */
 } lr_stack;
 
+#define LR_MAX_HELD 16
 typedef struct lr_access {
   unsigned thread;
   int is_write, is_atomic, is_free;
   unsigned size;
   uint64_t address;
   lr_stack st;
+  int nheld;                   /* mutexes held at this access: */
+  int held[LR_MAX_HELD];       /* indices into lr_report.mutexes (M<i+1>) */
+  int held_read[LR_MAX_HELD];  /* read-locked (rwlock) */
 } lr_access;
 
 typedef struct lr_thread {
@@ -82,7 +86,7 @@ typedef struct lr_report {
   long pid;
   lr_access acc[2]; /* current, previous */
   lr_location loc;
-  uint64_t *mutexes; /* held by the current thread at its access */
+  uint64_t *mutexes; /* every mutex either access held, M1 first */
   int nmutexes;
   /* every thread named (current, previous, location), each followed by its
    * ancestors up to the main thread, each once */

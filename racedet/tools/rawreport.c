@@ -449,22 +449,42 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
   return 0;
 }
 
-static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
-  const jval *v = get(root, "mutexes");
+/* A mutex as M-number of the report, added on first mention. */
+static int mutex_id(lr_report *r, uint64_t addr) {
+  for (int i = 0; i < r->nmutexes; i++)
+    if (r->mutexes[i] == addr) return i;
+  r->mutexes[r->nmutexes] = addr;
+  return r->nmutexes++;
+}
+
+/* "mutexes" of one access (hex, low bit set when read-locked), or the old
+ * top-level list (the current access's) */
+static int raw_held(conv *c, const jval *v, lr_report *r, lr_access *a) {
   if (!v || v->t == J_NULL) return 0;
   if (v->t != J_ARR) return bad(c, "mutexes", "is not an array");
-  int n = 0;
-  for (const jval *e = v->child; e; e = e->next) n++;
-  if (n > 100000) return bad(c, "mutexes", "is too long");
-  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * (size_t)(n ? n : 1));
   for (const jval *e = v->child; e; e = e->next) {
     if (e->t != J_STR) return bad(c, "mutexes", "holds a non-string");
     char *end;
     errno = 0;
     unsigned long long x = strtoull(e->s, &end, 16);
     if (!*e->s || *end || errno) return bad(c, "mutexes", "holds a non-hex string");
-    r->mutexes[r->nmutexes++] = x;
+    if (a->nheld == LR_MAX_HELD || r->nmutexes >= 2 * LR_MAX_HELD) continue;
+    a->held_read[a->nheld] = (int)(x & 1);
+    a->held[a->nheld++] = mutex_id(r, x & ~1ull);
   }
+  return 0;
+}
+
+static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
+  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * 2 * LR_MAX_HELD);
+  int per_access = 0;
+  for (int k = 0; k < 2; k++) {
+    const jval *o = get(root, k ? "previous" : "current");
+    const jval *v = o ? get(o, "mutexes") : NULL;
+    if (v) per_access = 1;
+    if (raw_held(c, v, r, &r->acc[k])) return -1;
+  }
+  if (!per_access) return raw_held(c, get(root, "mutexes"), r, &r->acc[0]);
   return 0;
 }
 

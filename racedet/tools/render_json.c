@@ -7,7 +7,8 @@
  *     "module", "offset" (globals), "declared_file", "declared_line" (globals
  *     with DWARF), "allocated_by_thread", "allocation_frames" (heap),
  *     "thread" (stack)},
- *  "mutexes": [{"id": "M1", "address": "0x.."}]  (held by the current thread),
+ *  "mutexes": [{"id": "M1", "address": "0x.."}]  (every mutex either access held;
+ *  each access lists its own as "mutexes": [{"id": "M1", "read": false}]),
  *  "threads": [{"id", "parent" (null for the main thread), "creation_frames"}],
  *  "summary": "data race /path/file.c:7:45 in bump"}
  * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
@@ -46,6 +47,11 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
           a->is_free ? "true" : "false", a->size);
   hex(b, a->address);
   if (a->st.truncated) lr_bputs(b, ",\"frames_truncated\":true");
+  lr_bputs(b, ",\"mutexes\":[");
+  for (int i = 0; i < a->nheld; i++)
+    lr_bput(b, "%s{\"id\":\"M%d\",\"read\":%s}", i ? "," : "", a->held[i] + 1,
+            a->held_read[i] ? "true" : "false");
+  lr_bputs(b, "]");
   lr_bput(b, ",\"decode_error\":%d,\"frames\":", a->st.decode_error);
   frames(b, &a->st);
   lr_bputs(b, "}");

@@ -2,7 +2,7 @@
  *
  *   ==================
  *   WARNING: dacce-race: data race (pid=123)
- *     Write of size 4 at 0x7f.. by thread T2 (mutexes: M1):
+ *     Write of size 4 at 0x7f.. by thread T2 (mutexes: write M1, read M2):
  *       #0 bump /path/race.c:7:45 (race+0x1234)
  *       #1 worker /path/race.c:10 (race+0x1260)
  *
@@ -59,11 +59,10 @@ static void put_access(lr_buf *b, const lr_report *r, int k) {
   if (!k) head[0] = (char)(head[0] - 'a' + 'A'); /* "Write", "Atomic write" */
   lr_bput(b, "  %s of size %u at %#llx by %s", head, a->size, (unsigned long long)a->address,
           lr_thread_name(r, a->thread, t));
-  if (!k && r->nmutexes) {
-    lr_bputs(b, " (mutexes:");
-    for (int i = 0; i < r->nmutexes; i++) lr_bput(b, "%s M%d", i ? "," : "", i + 1);
-    lr_bputs(b, ")");
-  }
+  for (int i = 0; i < a->nheld; i++)
+    lr_bput(b, "%s%s M%d", i ? ", " : " (mutexes: ", a->held_read[i] ? "read" : "write",
+            a->held[i] + 1);
+  if (a->nheld) lr_bputs(b, ")");
   lr_bputs(b, ":\n");
   put_stack(b, &a->st);
   lr_bputs(b, "\n");
@@ -101,8 +100,7 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   }
 
   for (int i = 0; i < r->nmutexes; i++)
-    lr_bput(b, "  Mutex M%d (%#llx) is held by %s during its access.\n", i + 1,
-            (unsigned long long)r->mutexes[i], lr_thread_name(r, r->acc[0].thread, t));
+    lr_bput(b, "  Mutex M%d (%#llx)\n", i + 1, (unsigned long long)r->mutexes[i]);
   if (r->nmutexes) lr_bputs(b, "\n");
 
   for (int i = 0; i < r->nthreads; i++) {

@@ -10,6 +10,7 @@ and check the expectations written in its header comment:
                              function that created each, innermost first
   EXPECT-THREADS: N          at least N threads with a creator in the report
   EXPECT-STDOUT: text        the program's standard output contains text
+  EXPECT-MUTEXES: n m        the two accesses held n and m mutexes (either order)
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -79,6 +80,10 @@ def check_report(rep, exp):
             why.append(f"location name {loc.get('name')!r}, expected {exp['LOCATION'][1]!r}")
         if kind == "heap" and not loc.get("allocation_frames"):
             why.append("heap location without allocation frames")
+    if "MUTEXES" in exp:
+        got = sorted([len(rep["current"].get("mutexes", [])), len(rep["previous"].get("mutexes", []))])
+        if got != sorted(int(x) for x in exp["MUTEXES"]):
+            why.append(f"mutexes held {got}, expected {sorted(exp['MUTEXES'])}")
     threads = {t["id"]: t for t in rep.get("threads", [])}
     if "THREADS" in exp:
         n = sum(1 for t in threads.values() if t.get("parent") is not None)
