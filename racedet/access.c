@@ -25,9 +25,7 @@ static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
   uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   uintptr_t base = dc_node_at(t->node)->pc;
   int64_t d = (int64_t)(pc - base);
-  uint32_t delta = pc == RD_PC_FREE ? RD_DELTA_FREE
-                   : (d > INT32_MIN + 1 && d <= INT32_MAX) ? (uint32_t)(int32_t)d
-                                                            : RD_DELTA_UNKNOWN;
+  uint32_t delta = (d > INT32_MIN + 1 && d <= INT32_MAX) ? (uint32_t)(int32_t)d : RD_DELTA_UNKNOWN;
   return (uint64_t)h | ((uint64_t)delta << 32);
 }
 
@@ -35,7 +33,7 @@ static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
 static uintptr_t cell_pc(uint64_t w1) {
   const rd_ctxrec *c = rd_ctx_get((uint32_t)w1);
   uint32_t delta = (uint32_t)(w1 >> 32);
-  if (!c || delta == RD_DELTA_UNKNOWN || delta == RD_DELTA_FREE) return 0;
+  if (!c || delta == RD_DELTA_UNKNOWN) return 0;
   return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)(int32_t)delta;
 }
 
@@ -50,12 +48,12 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   }
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->rd.tid, .is_write = !!(cur & SH_WRITE),
-                      .is_atomic = !!(cur & SH_ATOMIC), .freed = pc == RD_PC_FREE,
-                      .size = 1u << SH_SIZELOG(cur), .addr = addr,
-                      .pc = pc == RD_PC_FREE ? 0 : pc, .ctx = rd_ctx_handle(t)};
+                      .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
+                      .size = 1u << SH_SIZELOG(cur), .addr = addr, .pc = pc,
+                      .ctx = rd_ctx_handle(t)};
   rd_access_desc p = {.tid = SH_TID(prev_w0), .is_write = !!(prev_w0 & SH_WRITE),
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
-                      .freed = w1 && (uint32_t)(w1 >> 32) == RD_DELTA_FREE,
+                      .freed = !!(prev_w0 & SH_FREED),
                       .size = 1u << SH_SIZELOG(prev_w0), .addr = base + SH_OFF(prev_w0),
                       .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1};
   rd_report_race(&c, &p);
@@ -63,7 +61,9 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
 
 /* Does the previous access prev conflict with cur and not happen before it? */
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
-  if (!prev || SH_TID(prev) == r->tid) return 0;
+  if (!prev) return 0;
+  if (dc_unlikely(prev & SH_FREED)) return sh_overlap(prev, cur); /* use after free */
+  if (SH_TID(prev) == r->tid) return 0;
   if (!((prev | cur) & SH_WRITE)) return 0;
   if ((prev & cur & SH_ATOMIC)) return 0;
   if (!sh_overlap(prev, cur)) return 0;
@@ -147,11 +147,8 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
 }
 
 /* Ranges and unaligned accesses: granule by granule, clipped. */
-void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
-  dc_thread *t = dc_tls;
-  if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
-  if (is_write ? t->rd.ignore_writes : t->rd.ignore_reads) return;
-  uint64_t flags = is_write ? SH_WRITE : 0;
+static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
+                        uintptr_t pc) {
   uintptr_t end = addr + size;
   while (addr < end) {
     uintptr_t gend = (addr | 7) + 1;
@@ -164,13 +161,24 @@ void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   }
 }
 
-void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
-  /* freeing is a write to the whole block: it races with unsynchronised
-   * earlier accesses, and later ones race with it (use after free) */
+void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
-  if (!t || t->rd.ignore_accesses) return;
-  uintptr_t n = size < (1u << 16) ? size : (1u << 16); /* bound the cost */
-  rd_range(addr, n, 1, pc);
+  if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
+  if (is_write ? t->rd.ignore_writes : t->rd.ignore_reads) return;
+  range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
+}
+
+void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
+  /* Large blocks come from mmap and their pages go back to the kernel: the
+   * range may be mapped again for anything, so forget it instead of marking
+   * it (no use-after-free reports there, and no false ones). */
+  if (size >= RD_FREE_MARK_MAX) {
+    sh_reset(addr, size);
+    return;
+  }
+  range_flags(t, addr, size, SH_WRITE | SH_FREED, pc);
 }
 
 /* ------------------------------------------------------------ atomics */

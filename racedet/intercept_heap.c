@@ -145,9 +145,8 @@ static void on_free(void *p, uintptr_t pc) {
   if (!t || t->in_runtime) return;
   rd_block b;
   if (!take((uintptr_t)p, &b)) return;
-  (void)pc;
   remember_freed(&b);
-  rd_free_range(b.addr, b.size, RD_PC_FREE);
+  rd_free_range(b.addr, b.size, pc);
   rd_sync_forget(b.addr, b.size);
 }
 

@@ -15,10 +15,7 @@
 #include "../shadow/shadow.h"
 
 enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
-/* The pc a free() is recorded with: reports show it as "free". */
-#define RD_PC_FREE ((uintptr_t)1)
-#define RD_DELTA_UNKNOWN 0x80000000u
-#define RD_DELTA_FREE 0x80000001u
+#define RD_DELTA_UNKNOWN 0x80000000u /* pc too far from its function to store */
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
@@ -32,8 +29,10 @@ struct rd_sync *rd_atomic_pre(uintptr_t addr, int kind);
 void rd_atomic_post(struct rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
                     uintptr_t pc);
 void rd_fence(int mo);
-/* Mark freed memory: later unsynchronised accesses are use-after-free. */
+/* Mark freed memory: any later access (any thread, synchronised or not) is
+ * a use after free; the free itself races with unsynchronised accesses. */
 void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);
+#define RD_FREE_MARK_MAX (128u << 10) /* glibc's default mmap threshold */
 
 /* ------------------------------------------------------------ clocks (clock.c) */
 void rd_vc_ensure(rd_vc *v, uint32_t n);

@@ -20,7 +20,9 @@
 
 #include "racedet.h"
 
-#define MAXF 256
+/* Full stacks: recursion compressed on the ccStack is expanded here, so a
+ * report can be very deep (static buffers: only what is used is touched). */
+#define MAXF (1 << 16)
 typedef struct stack {
   uintptr_t pc[MAXF];
   int n;
@@ -94,6 +96,12 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc) {
     return;
   }
   if (pc || n) s->pc[s->n++] = pc ? pc : fr[0].function;
+  /* an access made by uninstrumented code the function called (free from
+   * operator delete, a libc callback): the function itself follows */
+  if (pc && n) {
+    const char *a = dc_symtab_name(pc, 0), *f = dc_symtab_name(fr[0].function, 0);
+    if (a && f && !dc_streq(a, f) && s->n < MAXF) s->pc[s->n++] = fr[0].function;
+  }
   for (int i = 0; i + 1 < n && s->n < MAXF; i++) s->pc[s->n++] = fr[i].callsite - 1;
   s->truncated = n >= MAXF;
 }
@@ -457,7 +465,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
   }
 
-  static char text[1 << 20];
+  static char text[1 << 24];
   buf b = {text, 0, sizeof text};
   if (raw_fd == -2) {
     raw_fd = -1;

@@ -19,7 +19,7 @@
  *   bits  3..4   log2(size)
  *   bit   5      write
  *   bit   6      atomic
- *   bit   7      unused
+ *   bit   7      freed: the block was freed (any later access is a use after free)
  *   bits  8..15  checksum of w1 (detects a torn cell when reporting)
  *   bits 16..31  thread slot (thread serial)
  *   bits 32..63  epoch of that thread (0 = empty cell)
@@ -55,6 +55,7 @@ _Static_assert(sizeof(sh_granule) == 64, "8x shadow: 64 bytes per 8-byte granule
 #define SH_SIZELOG(w) ((unsigned)((w) >> 3) & 3u)
 #define SH_WRITE (1ull << 5)
 #define SH_ATOMIC (1ull << 6)
+#define SH_FREED (1ull << 7)
 #define SH_CHECK(w) ((unsigned)((w) >> 8) & 0xffu)
 #define SH_TID(w) ((unsigned)((w) >> 16) & 0xffffu)
 #define SH_EPOCH(w) ((uint32_t)((w) >> 32))

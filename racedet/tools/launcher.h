@@ -99,8 +99,6 @@ typedef struct lr_report {
  * or -1 with a reason in why (the report is then freed). */
 int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t whylen);
 void lr_report_free(lr_report *r);
-/* pc value the runtime records for free() (racedet.h RD_PC_FREE) */
-#define LR_PC_FREE ((uintptr_t)1)
 
 /* ------------------------------------------------------------ symreport.c */
 typedef struct lr_progmap {

@@ -38,13 +38,33 @@ static void put_frame(lr_buf *b, int i, const lr_frame *f) {
   }
   if (f->module)
     lr_bput(b, " (%s+%#lx)", lr_basename(f->module), (unsigned long)f->offset);
-  else if (f->pc && f->pc != LR_PC_FREE)
+  else if (f->pc)
     lr_bput(b, " (%#lx)", (unsigned long)f->pc);
   lr_bputs(b, "\n");
 }
 
+/* Frames that are the same call site of the same function (recursion). */
+static int same_frame(const lr_frame *a, const lr_frame *b) {
+  return a->pc == b->pc && a->inlined == b->inlined;
+}
+
+/* Every frame, except that a run of more than three identical frames (deep
+ * recursion: the runtime expands it completely) is folded after its first
+ * two into one line that keeps the numbering; --json keeps every frame. */
 static void put_stack(lr_buf *b, const lr_stack *s) {
-  for (int i = 0; i < s->n; i++) put_frame(b, i, &s->f[i]);
+  for (int i = 0; i < s->n; i++) {
+    int run = 1;
+    while (i + run < s->n && same_frame(&s->f[i], &s->f[i + run])) run++;
+    if (run <= 3) {
+      put_frame(b, i, &s->f[i]);
+      continue;
+    }
+    put_frame(b, i, &s->f[i]);
+    put_frame(b, i + 1, &s->f[i + 1]);
+    lr_bput(b, "    #%d-#%d the same as #%d (%d more recursive calls)\n", i + 2, i + run - 1, i + 1,
+            run - 2);
+    i += run - 1;
+  }
   if (s->decode_error) lr_bput(b, "    <context could not be decoded: error %d>\n", s->decode_error);
   if (s->truncated) lr_bputs(b, "    ... (the runtime cut this stack at its frame limit)\n");
   if (!s->n && !s->decode_error) lr_bputs(b, "    <empty stack>\n");

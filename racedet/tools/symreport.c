@@ -219,12 +219,6 @@ static int sym_frame(space *sp, const lr_frame *raw, lr_frame *out) {
   *out = *raw;
   const modinfo *m = module(raw->module);
   if (m) out->module = m->path;
-  if (raw->pc == LR_PC_FREE) {
-    out->function = "free";
-    out->module = NULL;
-    out->offset = 0;
-    return 1;
-  }
   if (!raw->pc || !m || !m->readable) return 1;
   dc_symloc loc;
   int level = dc_sym_lookup(sp->sym, raw->pc, &loc);
