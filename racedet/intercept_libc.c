@@ -10,7 +10,9 @@
 
 #include "racedet.h"
 
-#define PC() ((uintptr_t)__builtin_return_address(0))
+/* the call instruction in the caller (its return address - 1): the line of
+ * the call, not of the statement after it */
+#define PC() ((uintptr_t)__builtin_return_address(0) - 1)
 #define REAL(ret, name, ...)                                                      \
   static ret (*real_##name)(__VA_ARGS__);                                         \
   if (dc_unlikely(!real_##name)) {                                                \
