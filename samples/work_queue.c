@@ -1,7 +1,9 @@
 /* work_queue.c: a fixed pool of workers takes jobs from a queue guarded by a
  * mutex and two condition variables.  The queue is correct; the statistics
- * counter that every worker bumps after finishing a job is not protected, and
- * jobs run long enough that workers finish them concurrently.
+ * counter that every worker bumps after finishing a job is not protected.
+ * The jobs are queued before the workers start, so workers never wait for
+ * the producer (a wait would order their updates through the mutex in this
+ * run) and finish jobs concurrently.
  *
  * EXPECT: race
  * EXPECT-CURRENT: record_done run_job worker_main
@@ -13,7 +15,7 @@
 
 #define WORKERS 4
 #define JOBS 400
-#define CAP 16
+#define CAP 512
 
 struct queue {
   pthread_mutex_t lock;
@@ -51,8 +53,8 @@ static int queue_pop(int *v) {
 __attribute__((noinline)) static void record_done(void) { jobs_done++; }
 
 __attribute__((noinline)) static void run_job(int job) {
-  long x = job;
-  for (int i = 0; i < 20000; i++) x = x * 31 + i; /* long enough that jobs overlap */
+  volatile long x = job; /* the work: a few tens of microseconds */
+  for (int i = 0; i < 20000; i++) x = x * 31 + i;
   results[job] = x;
   record_done();
 }
@@ -65,12 +67,12 @@ static void *worker_main(void *arg) {
 
 int main(void) {
   pthread_t w[WORKERS];
-  for (int i = 0; i < WORKERS; i++) pthread_create(&w[i], 0, worker_main, 0);
   for (int j = 0; j < JOBS; j++) queue_push(j);
   pthread_mutex_lock(&q.lock);
   q.closed = 1;
   pthread_cond_broadcast(&q.not_empty);
   pthread_mutex_unlock(&q.lock);
+  for (int i = 0; i < WORKERS; i++) pthread_create(&w[i], 0, worker_main, 0);
   for (int i = 0; i < WORKERS; i++) pthread_join(w[i], 0);
   long sum = 0;
   for (int j = 0; j < JOBS; j++) sum += results[j] & 0xff;
