@@ -94,6 +94,11 @@ def main():
     try:
         import jsonschema
     except ImportError:
+        # Debian's python3-jsonschema (.ci/packages) serves /usr/bin/python3,
+        # which may not be the python3 found first on PATH
+        system = "/usr/bin/python3"
+        if os.path.realpath(sys.executable) != os.path.realpath(system) and os.path.exists(system):
+            os.execv(system, [system] + sys.argv)
         print("python3-jsonschema is not installed", file=sys.stderr)
         return 77
     with open(a.schema) as f:
