@@ -39,49 +39,36 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
 
 void rd_sync_unlock(rd_sync *s) { unspin(&s->lock); }
 
+/* Drop the objects of one bucket whose address lies in [lo, lo + size). */
+static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
+  if (!b->head) return;
+  spin(&b->lock);
+  for (rd_sync **pp = &b->head; *pp;) {
+    rd_sync *s = *pp;
+    if (s->addr - lo < size) {
+      *pp = s->next;
+      spin(&s->lock);
+      rd_vc_free(&s->vc);
+      rd_vc_free(&s->rvc);
+      dc_free(s, sizeof *s);
+    } else {
+      pp = &s->next;
+    }
+  }
+  unspin(&b->lock);
+}
+
 /* Memory is gone (free, munmap): its objects go too, so a later object at
- * the same address starts without history. */
+ * the same address starts without history.  Objects are keyed by their exact
+ * address: small ranges look up every 4-byte step (mutexes, semaphores and
+ * atomics of 4 bytes or more are at least that aligned), large ones scan
+ * every bucket. */
 void rd_sync_forget(uintptr_t addr, uintptr_t size) {
   if (size > (1u << 20)) {
-    /* large ranges: scan every bucket */
-    for (uint32_t i = 0; i < NBUCKETS; i++) {
-      bucket *b = &buckets[i];
-      if (!b->head) continue;
-      spin(&b->lock);
-      for (rd_sync **pp = &b->head; *pp;) {
-        rd_sync *s = *pp;
-        if (s->addr - addr < size) {
-          *pp = s->next;
-          spin(&s->lock);
-          rd_vc_free(&s->vc);
-          rd_vc_free(&s->rvc);
-          dc_free(s, sizeof *s);
-        } else {
-          pp = &s->next;
-        }
-      }
-      unspin(&b->lock);
-    }
+    for (uint32_t i = 0; i < NBUCKETS; i++) drop_range(&buckets[i], addr, size);
     return;
   }
-  for (uintptr_t a = addr & ~(uintptr_t)7; a < addr + size; a += 8) {
-    bucket *b = bucket_of(a);
-    if (!b->head) continue;
-    spin(&b->lock);
-    for (rd_sync **pp = &b->head; *pp;) {
-      rd_sync *s = *pp;
-      if (s->addr == a) {
-        *pp = s->next;
-        spin(&s->lock);
-        rd_vc_free(&s->vc);
-        rd_vc_free(&s->rvc);
-        dc_free(s, sizeof *s);
-      } else {
-        pp = &s->next;
-      }
-    }
-    unspin(&b->lock);
-  }
+  for (uintptr_t a = addr & ~(uintptr_t)3; a < addr + size; a += 4) drop_range(bucket_of(a), a, 4);
 }
 
 static int active(rd_thread **r) {
