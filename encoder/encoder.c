@@ -84,7 +84,7 @@ DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp) {
 
 DC_NOINLINE static void unencoded_push(dc_thread *t, uint32_t e) {
   const dc_dict *d = t->dict;
-  t->cc = dc_cc_push(t->cc, e, t->id);
+  t->cc = dc_cc_push_cached(t, t->cc, e, t->id);
   t->id = d->max_id + 1;
   t->cc_pushes++;
   if (e >= d->n_edges && dc_opt.reencode) {
@@ -114,7 +114,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
     if (code != DC_UNENCODED) {
       id += code;
     } else {
-      cc = dc_cc_push(cc, f->edge, id);
+      cc = dc_cc_push_cached(t, cc, f->edge, id);
       id = d->max_id + 1;
     }
   }

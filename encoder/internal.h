@@ -303,7 +303,7 @@ typedef struct rd_ictx { /* per-thread cache of interned contexts */
   uint64_t id;
   uint32_t node, cc, ts, locks, handle;
 } rd_ictx;
-#define RD_ICTX_BITS 6
+#define RD_ICTX_BITS 10
 
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
@@ -320,6 +320,17 @@ typedef struct rd_thread {
   int lockset_dirty;
   rd_ictx ictx[1u << RD_ICTX_BITS];
 } rd_thread;
+
+/* Per-thread direct-mapped cache in front of the hash-consed ccStack: a push
+ * is a pure function of (ccStack, edge, id), and recursive code pushes the same
+ * few triples over and over, so the hot path is one multiply and three compares
+ * instead of a hash and a probe of the global table. */
+#define DC_PCACHE_BITS 12
+typedef struct dc_pcache {
+  uint64_t id;
+  uint32_t cc, edge, top;
+  uint32_t mode; /* dc_opt.cc_compress it was computed under (tests change it) */
+} dc_pcache;
 
 typedef struct dc_thread {
   /* hot encoded state */
@@ -338,11 +349,27 @@ typedef struct dc_thread {
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
   uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
+  dc_pcache pcache[1u << DC_PCACHE_BITS];
   rd_thread rd;
   /* statistics (thread-local, summed at exit) */
   uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
 } dc_thread;
+static inline uint32_t dc_cc_push_cached(dc_thread *t, uint32_t cc, uint32_t edge, uint64_t id) {
+  dc_pcache *p = &t->pcache[(uint32_t)(((id ^ ((uint64_t)cc << 24) ^ ((uint64_t)edge << 44)) *
+                                        0x9E3779B97F4A7C15ull) >>
+                                       (64 - DC_PCACHE_BITS))];
+  if (dc_likely(p->top) && p->cc == cc && p->edge == edge && p->id == id &&
+      p->mode == (uint32_t)dc_opt.cc_compress)
+    return p->top;
+  uint32_t top = dc_cc_push(cc, edge, id);
+  p->mode = (uint32_t)dc_opt.cc_compress;
+  p->id = id;
+  p->cc = cc;
+  p->edge = edge;
+  p->top = top;
+  return top;
+}
 #define DC_PENDING_MIGRATE 1u /* a newer dictionary was published */
 #define DC_PENDING_VERIFY 2u  /* verification is on: every event is slow */
 static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
@@ -350,7 +377,7 @@ static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
   __builtin_memcpy(&w, &t->in_runtime, sizeof w);
   return w;
 }
-#define DC_SAMPLE_MASK 63u /* every 64th call samples the edge's frequency */
+#define DC_SAMPLE_MASK 255u /* every 256th call samples the edge's frequency (a shared counter) */
 
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */

@@ -82,6 +82,25 @@ static inline int subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
   return SH_TID(p) == r->tid || SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
 }
 
+/* All four cells are live and none is subsumed: one must go.  Prefer a cell
+ * of another thread that happens before the current access: it is settled
+ * history that the current thread has already seen, while a concurrent cell is
+ * the evidence of a race still to come.  Several readers of data written
+ * before they started then settle into the cells instead of evicting each
+ * other forever (which costs a store, and a cache line bouncing between
+ * cores, on every access).  Otherwise a pseudo-random victim, as TSan. */
+static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, uintptr_t pc) {
+  int best = -1;
+  uint32_t best_epoch = UINT32_MAX;
+  for (int i = 0; i < SH_CELLS; i++) {
+    unsigned tid = SH_TID(c[i]);
+    if (tid == r->tid || (c[i] & SH_FREED) || SH_EPOCH(c[i]) > rd_vc_get(&r->vc, tid)) continue;
+    if (SH_EPOCH(c[i]) < best_epoch) best = i, best_epoch = SH_EPOCH(c[i]);
+  }
+  if (best >= 0) return best;
+  return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
+}
+
 static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
                               uintptr_t pc) {
   sh_granule *g = sh_granule_of(addr);
@@ -112,7 +131,7 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
       slot = i;
     }
   }
-  if (slot < 0) slot = (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
+  if (slot < 0) slot = victim(r, c, addr, pc);
   uint64_t w1 = make_w1(t, pc);
   atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
   atomic_store_explicit(&g->c[slot].w0,

@@ -19,6 +19,31 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
+/* The instrumentation's entry: inline, and done when this thread already
+ * recorded the same bytes and kind in this epoch (the common case in loops);
+ * everything else goes to rd_access.  One TLS load, one region-table load,
+ * four cell loads, no call. */
+static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
+                                                                 int is_write, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) && dc_likely(!(addr >> SH_ADDR_BITS))) {
+    sh_granule *g =
+        atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
+    const rd_thread *r = &t->rd;
+    if (dc_likely(g != 0) &&
+        dc_likely(!(t->in_runtime | r->ignore_accesses |
+                    (is_write ? r->ignore_writes : r->ignore_reads)))) {
+      g += (addr & ((1ull << SH_REGION_BITS) - 1)) >> 3;
+      unsigned sl = size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+      uint64_t cur = sh_make(addr & 7, sl, is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
+      /* a read is also covered by this thread's write of the same bytes */
+      uint64_t mask = is_write ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
+      for (int i = 0; i < SH_CELLS; i++)
+        if ((atomic_load_explicit(&g->c[i].w0, memory_order_relaxed) & mask) == cur) return;
+    }
+  }
+  rd_access(addr, size, is_write, pc);
+}
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
 /* An atomic operation: pre (locks the location's sync object when there is
  * one to use), the real operation, post (clocks by memory order, unlock,

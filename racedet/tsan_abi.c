@@ -16,16 +16,16 @@ DC_EXPORT void __tsan_flush_memory(void) {}
 
 /* ------------------------------------------------------------ plain accesses */
 #define ACCESS(size)                                                                     \
-  DC_EXPORT void __tsan_read##size(void *a) { rd_access((uintptr_t)a, size, 0, PC()); }  \
-  DC_EXPORT void __tsan_write##size(void *a) { rd_access((uintptr_t)a, size, 1, PC()); } \
+  DC_EXPORT void __tsan_read##size(void *a) { rd_access_fast((uintptr_t)a, size, 0, PC()); }  \
+  DC_EXPORT void __tsan_write##size(void *a) { rd_access_fast((uintptr_t)a, size, 1, PC()); } \
   DC_EXPORT void __tsan_read##size##_pc(void *a, void *pc) {                             \
-    rd_access((uintptr_t)a, size, 0, (uintptr_t)pc);                                     \
+    rd_access_fast((uintptr_t)a, size, 0, (uintptr_t)pc);                                     \
   }                                                                                      \
   DC_EXPORT void __tsan_write##size##_pc(void *a, void *pc) {                            \
-    rd_access((uintptr_t)a, size, 1, (uintptr_t)pc);                                     \
+    rd_access_fast((uintptr_t)a, size, 1, (uintptr_t)pc);                                     \
   }                                                                                      \
-  DC_EXPORT void __tsan_volatile_read##size(void *a) { rd_access((uintptr_t)a, size, 0, PC()); } \
-  DC_EXPORT void __tsan_volatile_write##size(void *a) { rd_access((uintptr_t)a, size, 1, PC()); }
+  DC_EXPORT void __tsan_volatile_read##size(void *a) { rd_access_fast((uintptr_t)a, size, 0, PC()); } \
+  DC_EXPORT void __tsan_volatile_write##size(void *a) { rd_access_fast((uintptr_t)a, size, 1, PC()); }
 ACCESS(1)
 ACCESS(2)
 ACCESS(4)
@@ -33,15 +33,15 @@ ACCESS(8)
 ACCESS(16)
 
 #define UNALIGNED(size)                                                                  \
-  DC_EXPORT void __tsan_unaligned_read##size(void *a) { rd_access((uintptr_t)a, size, 0, PC()); } \
+  DC_EXPORT void __tsan_unaligned_read##size(void *a) { rd_access_fast((uintptr_t)a, size, 0, PC()); } \
   DC_EXPORT void __tsan_unaligned_write##size(void *a) {                                 \
-    rd_access((uintptr_t)a, size, 1, PC());                                              \
+    rd_access_fast((uintptr_t)a, size, 1, PC());                                              \
   }                                                                                      \
   DC_EXPORT void __tsan_unaligned_volatile_read##size(void *a) {                         \
-    rd_access((uintptr_t)a, size, 0, PC());                                              \
+    rd_access_fast((uintptr_t)a, size, 0, PC());                                              \
   }                                                                                      \
   DC_EXPORT void __tsan_unaligned_volatile_write##size(void *a) {                        \
-    rd_access((uintptr_t)a, size, 1, PC());                                              \
+    rd_access_fast((uintptr_t)a, size, 1, PC());                                              \
   }
 UNALIGNED(2)
 UNALIGNED(4)
@@ -60,7 +60,7 @@ DC_EXPORT void __tsan_write_range_pc(void *a, unsigned long n, void *pc) {
 DC_EXPORT void __tsan_vptr_update(void **p, void *v) {
   if (*p != v) rd_access((uintptr_t)p, sizeof(void *), 1, PC());
 }
-DC_EXPORT void __tsan_vptr_read(void **p) { rd_access((uintptr_t)p, sizeof(void *), 0, PC()); }
+DC_EXPORT void __tsan_vptr_read(void **p) { rd_access_fast((uintptr_t)p, sizeof(void *), 0, PC()); }
 
 /* ------------------------------------------------------------ atomics */
 /* Memory orders as the compilers pass them (== __ATOMIC_*).  gcc may set
