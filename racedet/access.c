@@ -59,6 +59,20 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   rd_report_race(&c, &p);
 }
 
+/* Did this thread already record, in this epoch, an access of at least this
+ * kind to a superset of these bytes (an 8-byte memcpy over two 4-byte
+ * fields, say)?  Then any later access that races with cur races with that
+ * cell too, and storing cur would only cost a store. */
+static inline int covered(uint64_t c, uint64_t cur) {
+  if ((c ^ cur) >> 16) return 0; /* another thread or epoch, or empty */
+  if ((c ^ cur) & SH_ATOMIC) return 0;
+  if ((c & (SH_WRITE | SH_FREED)) != (cur & (SH_WRITE | SH_FREED)) &&
+      ((cur & SH_WRITE) || (c & SH_FREED)))
+    return 0; /* a write is covered only by a write; freed marks only by freed marks */
+  return SH_OFF(c) <= SH_OFF(cur) &&
+         SH_OFF(cur) + (1u << SH_SIZELOG(cur)) <= SH_OFF(c) + (1u << SH_SIZELOG(c));
+}
+
 /* Does the previous access prev conflict with cur and not happen before it? */
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
   if (!prev) return 0;
@@ -113,7 +127,7 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   uint64_t mask = (flags & SH_WRITE) ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
   for (int i = 0; i < SH_CELLS; i++) {
     c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
-    if ((c[i] & mask) == cur) return;
+    if ((c[i] & mask) == cur || covered(c[i], cur)) return;
   }
   for (int i = 0; i < SH_CELLS; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
