@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "../racedet/capture.h"
 void rd_init(void);
 uint64_t rd_reports_count(void);
 
@@ -103,6 +104,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
   atomic_fetch_and_explicit(&t->pending, ~DC_PENDING_MIGRATE, memory_order_relaxed);
   const dc_dict *d = atomic_load_explicit(&dc_cur_dict, memory_order_acquire);
   t->dict = d;
+  if (dc_unlikely(dc_capture_mode != DC_CAPTURE_DACCE)) return; /* no encoded state to move */
   for (uint32_t i = 0; i < (1u << DC_ECACHE_BITS); i++) t->ecache[i].cs = 0; /* codes are per dict */
   uint64_t id = 0;
   uint32_t cc = 0;
@@ -149,12 +151,58 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t 
   return c;
 }
 
+/* ------------------------------------------------------------ ablations */
+/* capture=stackwalk|cct (benchmarking what the encoding buys; see
+ * racedet/capture.c).  DC_PENDING_CAPTURE, set in every thread, sends every
+ * event here through the slow paths, so the fast paths have no check.
+ * stackwalk: nothing to do at calls and returns (depth stays 0, so exits
+ * return at once).  cct: the frame stack as for DACCE (same resync at
+ * entries, exits, longjmp and catch), but the state is a calling context
+ * tree node in t->cc and its function's graph node in t->node (the base of
+ * the pc deltas in shadow cells).  The per-thread edge cache is the cache
+ * in front of the global tree: (parent node, call site, callee) -> child. */
+DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t callee,
+                                      uintptr_t sp) {
+  if (dc_capture_mode != DC_CAPTURE_CCT) return;
+  t->in_runtime = 1;
+  if (t->depth && t->frames[t->depth - 1].sp <= sp) resync_entry(t, sp);
+  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
+  if (c->cs != cs || c->callee_pc != callee || c->caller != t->cc) {
+    c->edge = rd_cct_child(t->cc, cs, callee, &c->callee);
+    c->cs = cs;
+    c->callee_pc = callee;
+    c->caller = t->cc;
+  }
+  if (dc_unlikely(t->depth == t->cap)) dc_thread_grow(t);
+  dc_frame *f = &t->frames[t->depth++];
+  f->sp = sp;
+  f->edge = c->edge; /* the tree node entered */
+  f->saved_id = t->id;
+  f->saved_cc = t->cc;
+  f->saved_node = t->node;
+  t->cc = c->edge;
+  t->node = c->callee;
+  t->ctx_handle = 0;
+  t->calls++;
+  t->in_runtime = 0;
+}
+
+/* the call site a frame was entered from */
+static inline uintptr_t frame_cs(const dc_frame *f) {
+  if (dc_unlikely(dc_capture_mode == DC_CAPTURE_CCT)) return rd_cct_cs(f->edge);
+  return dc_edge_at(f->edge)->cs;
+}
+
 /* ------------------------------------------------------------ hooks */
 /* The slow variants handle everything; the fast ones (below) handle the
  * common case as leaf functions and tail-call the slow ones otherwise. */
 DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime)) return;
+  if (dc_unlikely(atomic_load_explicit(&t->pending, memory_order_relaxed) & DC_PENDING_CAPTURE)) {
+    capture_entry(t, cs, callee, sp);
+    return;
+  }
   t->in_runtime = 1;
   if (dc_unlikely(t->depth && t->frames[t->depth - 1].sp <= sp)) resync_entry(t, sp);
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)))
@@ -191,7 +239,7 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
     /* frames below sp are gone; was the exiting one among them? */
     uint32_t lo = t->depth;
     while (lo > 0 && t->frames[lo - 1].sp < sp) lo--;
-    if (dc_edge_at(t->frames[lo].edge)->cs == ra)
+    if (frame_cs(&t->frames[lo]) == ra)
       d = lo; /* tail-jump into the hook: the exiting frame is frames[lo] */
     else
       d = lo ? lo - 1 : 0;
@@ -268,7 +316,15 @@ void dc_capture(dc_thread *t, dacce_ctx *out) {
   out->thread = t->serial;
 }
 
-DC_EXPORT void dacce_capture(dacce_ctx *out) { dc_capture(dc_cur(), out); }
+DC_EXPORT void dacce_capture(dacce_ctx *out) {
+  dc_thread *t = dc_cur();
+  dc_capture(t, out);
+  if (dc_unlikely(dc_capture_mode != DC_CAPTURE_DACCE)) { /* no encoded context: the root */
+    out->id = 0;
+    out->node = DC_ROOT;
+    out->cc = 0;
+  }
+}
 
 DC_EXPORT void dacce_reencode(void) {
   dc_thread *t = dc_cur();

@@ -52,6 +52,15 @@ static uint32_t node_get_locked(uintptr_t pc) {
   return i;
 }
 
+uint32_t dc_node_get(uintptr_t pc) {
+  uint32_t i = node_find(pc);
+  if (i) return i;
+  lock();
+  i = node_get_locked(pc);
+  unlock();
+  return i;
+}
+
 DC_NOINLINE uint32_t dc_edge_get_slow(uint32_t caller, uintptr_t cs, uintptr_t callee_pc) {
   uint64_t h = dc_edge_hash(caller, cs, callee_pc);
   lock();

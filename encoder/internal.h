@@ -59,6 +59,7 @@ void dc_atfork_release(void);
 #define DC_RANK_GRAPH 30
 #define DC_RANK_CC 40
 #define DC_RANK_CTX 50
+#define DC_RANK_CAPTURE 55 /* racedet/capture.c: stack table, calling context tree */
 #define DC_RANK_STATES 60
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
 #define DC_RANK_HEAP 80
@@ -163,7 +164,12 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                                    "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
                    "exit (for dacce-decode)")                                       \
-  X(str, log_contexts, "", "file that dacce_log() appends contexts to")
+  X(str, log_contexts, "", "file that dacce_log() appends contexts to")                \
+  X(str, capture, "dacce", "how each recorded access's calling context is captured: "  \
+                           "dacce (the encoding), or for benchmarking what it buys, "  \
+                           "stackwalk (a frame-pointer walk per recorded access; build "\
+                           "with -fno-omit-frame-pointer) or cct (a calling context "  \
+                           "tree); stackwalk reports show no thread ancestry")
 
 typedef int dc_opt_int;
 typedef const char *dc_opt_str;
@@ -174,6 +180,11 @@ typedef struct dc_options {
 } dc_options;
 extern dc_options dc_opt;
 void dc_options_init(void); /* idempotent; reads DACCE_OPTIONS */
+/* dc_opt.capture, parsed (racedet/capture.c does the ablation modes) */
+#define DC_CAPTURE_DACCE 0
+#define DC_CAPTURE_STACKWALK 1
+#define DC_CAPTURE_CCT 2
+extern int dc_capture_mode;
 
 /* ---------------------------------------------------------------- graph.c */
 #define DC_ROOT 0u
@@ -200,6 +211,8 @@ static inline dc_node *dc_node_at(uint32_t i) { return (dc_node *)dc_vec_at(&dc_
 void dc_graph_init(void);
 /* Slow path: find or create the edge (caller, cs, callee pc). */
 uint32_t dc_edge_get_slow(uint32_t caller, uintptr_t cs, uintptr_t callee_pc);
+/* Find or create the node of a pc (the capture ablations' pc bases). */
+uint32_t dc_node_get(uintptr_t pc);
 
 static inline uint64_t dc_edge_hash(uint32_t caller, uintptr_t cs, uintptr_t callee_pc) {
   uintptr_t k[3] = {cs, callee_pc, caller};
@@ -372,6 +385,7 @@ static inline uint32_t dc_cc_push_cached(dc_thread *t, uint32_t cc, uint32_t edg
 }
 #define DC_PENDING_MIGRATE 1u /* a newer dictionary was published */
 #define DC_PENDING_VERIFY 2u  /* verification is on: every event is slow */
+#define DC_PENDING_CAPTURE 4u /* capture=stackwalk|cct: every event is slow (ablation) */
 static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
   uint64_t w;
   __builtin_memcpy(&w, &t->in_runtime, sizeof w);

@@ -14,6 +14,7 @@ dc_options dc_opt = {
     DC_OPTIONS(DC_OPT_DEFAULT)
 #undef DC_OPT_DEFAULT
 };
+int dc_capture_mode = DC_CAPTURE_DACCE;
 
 static int dc_key_is(const char *key, size_t klen, const char *name) {
   size_t i = 0;
@@ -83,4 +84,14 @@ void dc_options_init(void) {
   }
   if (dc_opt.max_id_bits < 2 || dc_opt.max_id_bits > 63)
     dc_die("dacce: option 'max_id_bits' must be in [2, 63], got %d\n", dc_opt.max_id_bits);
+  if (dc_streq(dc_opt.capture, "dacce") || dc_streq(dc_opt.capture, "0"))
+    dc_capture_mode = DC_CAPTURE_DACCE;
+  else if (dc_streq(dc_opt.capture, "stackwalk") || dc_streq(dc_opt.capture, "1"))
+    dc_capture_mode = DC_CAPTURE_STACKWALK;
+  else if (dc_streq(dc_opt.capture, "cct") || dc_streq(dc_opt.capture, "2"))
+    dc_capture_mode = DC_CAPTURE_CCT;
+  else
+    dc_die("dacce: option 'capture' is dacce, stackwalk or cct, got '%s'\n", dc_opt.capture);
+  if (dc_capture_mode != DC_CAPTURE_DACCE && dc_opt.verify)
+    dc_die("dacce: option 'verify' checks the DACCE encoding: it needs capture=dacce\n");
 }

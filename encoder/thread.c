@@ -132,6 +132,7 @@ dc_thread *dc_thread_init_current(void) {
   t->node = DC_ROOT;
   t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
   if (dc_opt.verify) atomic_store(&t->pending, DC_PENDING_VERIFY);
+  if (dc_capture_mode != DC_CAPTURE_DACCE) atomic_fetch_or(&t->pending, DC_PENDING_CAPTURE);
   dc_tls = t;
   __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, t,
                    __ATOMIC_RELEASE);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "racedet.h"
+#include "capture.h"
 
 static dc_vec ctx_tab; /* rd_ctxrec by handle; 0 unused */
 static dc_vec lock_tab; /* rd_lockset by id; 0 = the empty set */
@@ -26,6 +27,7 @@ void rd_init(void) {
   dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
   atomic_store(&lock_tab.n, 1);
   dc_index_init(&lock_index, 8);
+  if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
 }
 
 const rd_lockset *rd_lockset_get(uint32_t id) {
@@ -93,8 +95,8 @@ static uint32_t intern(const rd_ctxrec *k) {
   return i;
 }
 
-DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
-  if (t->ctx_handle) return t->ctx_handle;
+/* The held set, then the per-thread cache, then the global table. */
+static inline __attribute__((always_inline)) uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   rd_thread *r = &t->rd;
   if (r->lockset_dirty) {
     rd_lockset k = {.n = r->nheld < 16 ? r->nheld : 16};
@@ -102,14 +104,12 @@ DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
     r->lockset = intern_lockset(&k);
     r->lockset_dirty = 0;
   }
-  dacce_ctx c;
-  dc_capture(t, &c);
   rd_ictx *e = &r->ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40) ^
                                       ((uint64_t)r->lockset << 52)) *
                                      0x9E3779B97F4A7C15ull) >> (64 - RD_ICTX_BITS))];
   if (e->handle && e->id == c.id && e->node == c.node && e->cc == c.cc && e->ts == c.ts &&
       e->locks == r->lockset)
-    return t->ctx_handle = e->handle;
+    return e->handle;
   rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset};
   uint32_t h = intern(&k);
   e->id = c.id;
@@ -118,8 +118,19 @@ DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
   e->ts = c.ts;
   e->locks = r->lockset;
   e->handle = h;
-  return t->ctx_handle = h;
+  return h;
 }
+
+DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
+  if (t->ctx_handle) return t->ctx_handle;
+  /* capture=stackwalk|cct: racedet/capture.c */
+  if (dc_unlikely(dc_capture_mode != DC_CAPTURE_DACCE)) return rd_capture_handle(t);
+  dacce_ctx c;
+  dc_capture(t, &c);
+  return t->ctx_handle = handle_of(t, c);
+}
+
+uint32_t rd_ctx_intern(dc_thread *t, const dacce_ctx *c) { return handle_of(t, *c); }
 
 rd_thread *rd_cur(void) { return &dc_cur()->rd; }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "racedet.h"
+#include "capture.h"
 
 /* Full stacks: recursion compressed on the ccStack is expanded here, so a
  * report can be very deep (static buffers: only what is used is touched). */
@@ -27,6 +28,7 @@ typedef struct stack {
   uintptr_t pc[MAXF];
   int n;
   int truncated, error;
+  int not_captured; /* capture=stackwalk: thread creation contexts */
 } stack;
 
 typedef struct thread_info {
@@ -114,6 +116,10 @@ static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
     s->error = -1;
     return;
   }
+  if (dc_capture_mode != DC_CAPTURE_DACCE) { /* an ablation's stack or tree node */
+    s->n = rd_capture_frames(c->id, pc, s->pc, MAXF, &s->truncated);
+    return;
+  }
   dacce_ctx dc = {c->id, c->node, c->cc, c->ts, c->thread};
   stack_of_ctx(s, &dc, pc);
 }
@@ -131,7 +137,13 @@ static void add_thread(report *r, uint32_t tid) {
     if (!rec->has_creator) return;
     ti->parent = rec->parent;
     /* the pc of the pthread_create call is the last call site decoded */
-    stack_of_ctx(&ti->created, &rec->created_at, rec->created_pc);
+    if (dc_capture_mode == DC_CAPTURE_CCT) /* the creator's tree node */
+      ti->created.n = rd_capture_frames(rec->created_at.cc, rec->created_pc, ti->created.pc, MAXF,
+                                        &ti->created.truncated);
+    else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
+      ti->created.not_captured = 1;
+    else
+      stack_of_ctx(&ti->created, &rec->created_at, rec->created_pc);
     tid = rec->parent;
   }
 }
@@ -223,6 +235,7 @@ static void put_pc_text(buf *b, int i, uintptr_t pc) {
 static void put_stack_text(buf *b, const stack *s) {
   for (int i = 0; i < s->n; i++) put_pc_text(b, i, s->pc[i]);
   if (s->error) bput(b, "    <context could not be decoded: error %d>\n", s->error);
+  if (s->not_captured) bput(b, "    <not captured with capture=%s>\n", rd_capture_name());
   if (s->truncated) bput(b, "    ... (truncated)\n");
 }
 static const char *thread_name(uint32_t tid) {
@@ -263,6 +276,10 @@ static void render_text(const report *r, buf *b) {
   const char *title = dc_streq(r->kind, "data-race") ? "data race" : r->kind;
   bput(b, "==================\nWARNING: %s: %s (pid=%d)\n",
        dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", title, (int)getpid());
+  if (dc_capture_mode != DC_CAPTURE_DACCE)
+    bput(b, "  [capture=%s: an ablation for benchmarking; contexts are %s]\n", rd_capture_name(),
+         dc_capture_mode == DC_CAPTURE_CCT ? "calling context tree paths"
+                                           : "frame-pointer walks, no thread ancestry");
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, "  %s%s%s of size %u at %#lx by %s", k ? "Previous " : "",
@@ -346,6 +363,7 @@ static void put_pcs_json(buf *b, const stack *s) {
 static void render_raw(const report *r, buf *b) {
   bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
        r->nheld[0]);
+  if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
