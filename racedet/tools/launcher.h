@@ -84,6 +84,7 @@ typedef struct lr_report {
   lr_arena arena;
   const char *kind; /* "data-race" or "heap-use-after-free" */
   long pid;
+  const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
   lr_access acc[2]; /* current, previous */
   lr_location loc;
   uint64_t *mutexes; /* every mutex either access held, M1 first */

@@ -518,6 +518,7 @@ int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t w
       strcmp(kind, "heap-use-after-free"))
     bad(&c, "kind", "is neither data-race nor heap-use-after-free");
   if (!c.err) field_uint(&c, root, "pid", INT32_MAX, &pid, 0);
+  if (!c.err) field_str(&c, root, "capture", &r->capture, 0);
   if (!c.err) raw_access(&c, root, "current", &r->acc[0]);
   if (!c.err) raw_access(&c, root, "previous", &r->acc[1]);
   if (!c.err) raw_location(&c, root, &r->loc);

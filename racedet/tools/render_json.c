@@ -1,6 +1,7 @@
 /* render_json.c: a symbolised report as one JSON line (--json FILE).
  *
  * {"kind": "data-race" | "heap-use-after-free", "pid": N,
+ *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
  *  "location": {"kind": global|heap|stack|unknown, "name", "address", "size",
@@ -61,6 +62,10 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
   lr_bputs(b, "{\"kind\":");
   lr_bjson_str(b, r->kind);
   lr_bput(b, ",\"pid\":%ld", r->pid);
+  if (r->capture) {
+    lr_bputs(b, ",\"capture\":");
+    lr_bjson_str(b, r->capture);
+  }
   access(b, "current", &r->acc[0]);
   access(b, "previous", &r->acc[1]);
 

@@ -92,6 +92,11 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   const char *tool = o->tsan_header ? "ThreadSanitizer" : "dacce-race";
   char t[LR_TNAME], t2[LR_TNAME];
   lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_kind_words(r->kind), r->pid);
+  if (r->capture) /* the same note as the runtime's own text */
+    lr_bput(b, "  [capture=%s: an ablation for benchmarking; contexts are %s]\n", r->capture,
+            !strcmp(r->capture, "cct") ? "calling context tree paths"
+            : !strcmp(r->capture, "stackwalk") ? "frame-pointer walks, no thread ancestry"
+                                               : "not DACCE's");
   put_access(b, r, 0);
   put_access(b, r, 1);
 
