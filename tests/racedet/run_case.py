@@ -15,6 +15,11 @@ and check the expectations written in its header comment:
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
 the use.  Exit 0 when everything holds, 1 with the reason otherwise.
+
+--capture MODE runs under the runtime option capture=MODE (an ablation,
+racedet/capture.c; --cflags adds compiler flags, -fno-omit-frame-pointer for
+stackwalk): every report must then say so (JSON "capture", the text's note),
+and EXPECT-CREATION is not checked under stackwalk (no thread ancestry).
 """
 import argparse
 import json
@@ -108,8 +113,12 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--cc", default="gcc", choices=["gcc", "clang"])
     ap.add_argument("--opt", default="O1")
+    ap.add_argument("--capture", help="runtime option capture (stackwalk, cct)")
+    ap.add_argument("--cflags", default="", help="extra compiler flags")
     a = ap.parse_args()
     exp = expectations(a.src)
+    if a.capture == "stackwalk":
+        exp.pop("CREATION", None)
     cxx = a.src.endswith((".cc", ".cpp"))
     bindir = os.path.join(a.build, "bin")
     env = dict(os.environ)
@@ -121,13 +130,14 @@ def main():
         env["DACCE_CC"] = a.cc
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "prog")
-        b = subprocess.run([wrapper, "-" + a.opt, "-g", a.src, "-o", exe], env=env,
-                           capture_output=True, text=True)
+        b = subprocess.run([wrapper, "-" + a.opt, "-g"] + a.cflags.split() + [a.src, "-o", exe],
+                           env=env, capture_output=True, text=True)
         if b.returncode:
             print(b.stdout + b.stderr)
             sys.exit("build failed")
         js = os.path.join(tmp, "reports.jsonl")
-        r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js, "--", exe],
+        capture = [f"--capture={a.capture}"] if a.capture else []
+        r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + capture + ["--", exe],
                            capture_output=True, text=True, timeout=300)
         reports = []
         if os.path.exists(js):
@@ -135,6 +145,12 @@ def main():
                 reports = [json.loads(line) for line in f if line.strip()]
         kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
         fail = []
+        if a.capture:
+            if any(rep.get("capture") != a.capture for rep in reports):
+                fail.append(f"a report does not say capture={a.capture}: "
+                            f"{[rep.get('capture') for rep in reports]}")
+            if reports and f"[capture={a.capture}: an ablation" not in r.stderr:
+                fail.append("the text reports do not name the ablation mode")
         if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
             fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
         if kind == "clean":
@@ -151,7 +167,9 @@ def main():
                 if not any(not w for w in whys):
                     fail.append("no report matches all expectations; closest: " +
                                 "; ".join(min(whys, key=len)))
-        print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}]: {len(reports)} reports, exit {r.returncode}")
+        print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}{' ' + a.cflags if a.cflags else ''}"
+              f"{' capture=' + a.capture if a.capture else ''}]: {len(reports)} reports, "
+              f"exit {r.returncode}")
         if fail:
             print("\n".join("FAIL: " + x for x in fail))
             print("--- dacce-race stderr (tail) ---")
