@@ -19,6 +19,9 @@ For every workload (bench/kernels/*, and the race-free samples) it builds
   cyg-empty   clang -O2 -g -finstrument-functions + bench/empty_hooks.c
   cyg-dacce   clang -O2 -g -finstrument-functions + BUILD/lib/dacce/dacce_rt.o
   rt-only     clang -O2 -g + BUILD/lib/dacce/dacce_rt.o (interceptors, no events)
+  dacce-fp    as dacce, with -fno-omit-frame-pointer (context capture ablation:
+              also run with DACCE_OPTIONS=capture=stackwalk, and the dacce
+              build with capture=cct; --no-ablation skips them)
 (C++: clang++/g++ -std=c++17, dacce-c++ with DACCE_CXX=clang++), and runs
 them round-robin --runs times, taking the median wall time and the median
 peak RSS (ru_maxrss of the child from wait4) of each; Helgrind and DRD run
@@ -232,6 +235,10 @@ class Builder:
                                      "-lpthread", "-ldl"]
         elif cfg == "rt-only":
             cmd = [clang] + flags + [src, self.rt, "-o", exe, "-lpthread", "-ldl"]
+        elif cfg == "dacce-fp":  # context capture ablation (measure_ablation)
+            wrapper = os.path.join(self.build, "bin", "dacce-c++" if w.cxx else "dacce-cc")
+            env = {"DACCE_CXX": "clang++"} if w.cxx else {"DACCE_CC": "clang"}
+            cmd = [wrapper] + flags + ["-fno-omit-frame-pointer", src, "-o", exe]
         else:
             raise ValueError(cfg)
         return cmd, env
@@ -242,7 +249,7 @@ class Builder:
             exe = os.path.join(self.workdir, f"{w.name}.{cfg}")
             cmd, env = self.command(w, cfg, exe)
             cmds[cfg] = " ".join(f"{k}={v}" for k, v in env.items()) + (" " if env else "") + \
-                shlex.join([os.path.basename(cmd[0]) if cfg == "dacce" else cmd[0]] +
+                shlex.join([os.path.basename(cmd[0]) if cfg in ("dacce", "dacce-fp") else cmd[0]] +
                            [os.path.relpath(a, REPO) if a.startswith(REPO) else
                             (os.path.basename(a) if a.startswith(self.workdir) else a)
                             for a in cmd[1:]])
@@ -259,6 +266,7 @@ class Runner:
     def __init__(self, build, workdir, timeout):
         self.build, self.workdir, self.timeout = build, workdir, timeout
         self.failures = []
+        self.ablation = True  # measure_ablation; --no-ablation turns it off
 
     def command(self, w, cfg, exes, size):
         args = w.args(size)
@@ -377,6 +385,8 @@ def measure_workload(w, builder, runner, runs, vg_runs, do_valgrind):
     res["stats"] = parse_stats(st["err"]) if st else None
     st = runner.run(w, "cyg-dacce", exes, w.size, expect, {"DACCE_OPTIONS": "stats=1"})
     res["cyg_stats"] = parse_stats(st["err"]) if st else None
+    if runner.ablation:
+        res["ablation"] = measure_ablation(w, builder, runner, runs, exes, expect)
     # Helgrind and DRD at the reduced size, next to native, clang TSan, dacce
     if do_valgrind and shutil.which("valgrind"):
         small = w.small
@@ -391,6 +401,82 @@ def measure_workload(w, builder, runner, runs, vg_runs, do_valgrind):
                         f"{(m['rss_kb'] or 0) / 1024:8.1f} MB" + ("" if m["ok"] else "  FAILED"))
         res["valgrind"] = {cfg: summarize(v) for cfg, v in vms.items()}
     return res
+
+
+# ---------------------------------------------------------------- context capture ablation
+# The same detector with the runtime option capture (racedet/capture.c): the
+# DACCE encoding (default), a frame-pointer walk at every recorded access
+# (stackwalk), or a calling context tree (cct).  stackwalk needs frame
+# pointers, so it runs a second dacce build with -fno-omit-frame-pointer,
+# which also runs with the default capture (dacce-fp): frame pointers cost
+# the program itself something, and stackwalk / dacce-fp is the walks' own
+# cost.  Round-robin with the plain dacce build, so every ratio is taken
+# under the same conditions.
+ABLATION_CONFIGS = ["dacce", "dacce-fp", "dacce-stackwalk", "dacce-cct"]
+ABLATION_RUN = {"dacce": ("dacce", None), "dacce-fp": ("dacce-fp", None),  # binary, DACCE_OPTIONS
+                "dacce-stackwalk": ("dacce-fp", "capture=stackwalk"),
+                "dacce-cct": ("dacce", "capture=cct")}
+
+
+def measure_ablation(w, builder, runner, runs, exes, expect):
+    if "dacce" not in exes:
+        return None
+    fp, cmds, bfail = builder.build_all(w, ["dacce-fp"])
+    runner.failures += bfail
+    built = dict(exes, **fp)
+    ex = {cfg: built[b] for cfg, (b, _) in ABLATION_RUN.items() if b in built}
+    env = {cfg: {"DACCE_OPTIONS": o} if o else None for cfg, (_, o) in ABLATION_RUN.items()}
+    ms = {cfg: [] for cfg in ABLATION_CONFIGS}
+    for r in range(runs + 1):  # the first round verifies and warms up
+        for cfg in ABLATION_CONFIGS:
+            m = runner.run(w, cfg, ex, w.size, expect, env[cfg])
+            if r and m:
+                ms[cfg].append(m)
+                log(f"  ablation run {r}/{runs} {cfg:15s} {m['wall']:8.3f} s "
+                    f"{(m['rss_kb'] or 0) / 1024:8.1f} MB" + ("" if m["ok"] else "  FAILED"))
+    return {"main": {cfg: summarize(v) for cfg, v in ms.items()}, "command": cmds.get("dacce-fp")}
+
+
+def render_ablation(data):
+    res = [r for r in data["results"] if r.get("ablation")]
+    if not res:
+        return []
+    L = ["## Context capture ablation\n",
+         "What the DACCE encoding buys: the same detector with the runtime option `capture` "
+         "([racedet/capture.c](../racedet/capture.c)).  *dacce*: the encoding (default, the build "
+         "above).  *stackwalk*: nothing at calls and returns, a frame-pointer walk (at most 64 "
+         "frames) interned in a stack table at every access the detector records; it needs "
+         "frame pointers, so it runs a second build with `-fno-omit-frame-pointer`"
+         + (f" (`{res[0]['ablation']['command']}`)" if res[0]["ablation"].get("command") else "")
+         + ", also run with the default capture (*dacce, fp*): *stackwalk / dacce-fp* is the cost "
+         "of the walks alone, *fp / dacce* what frame pointers cost the program.  *cct*: a calling "
+         "context tree, one hash-consed child lookup (behind a per-thread cache) per call, on the "
+         "plain dacce build.  All four run round-robin, "
+         f"{data['runs']} time(s) each (median); both ablation modes also pay a function call per "
+         "hook, since they go through the hooks' slow paths (the default fast paths have no check "
+         "for them).\n"]
+
+    def a(r, cfg, key):
+        return get(r["ablation"], "main", cfg, key)
+
+    for key, unit, title in (("wall", "s", "Wall time"), ("rss_kb", "MB", "Peak RSS")):
+        def val(r, cfg):
+            v = a(r, cfg, key)
+            return fsec(v) if key == "wall" else ("FAIL" if v is None else fmt(v / 1024, 1))
+
+        cols = [lambda r, k=key: ratio(a(r, "dacce-fp", k), a(r, "dacce", k)),
+                lambda r, k=key: ratio(a(r, "dacce-stackwalk", k), a(r, "dacce", k)),
+                lambda r, k=key: ratio(a(r, "dacce-stackwalk", k), a(r, "dacce-fp", k)),
+                lambda r, k=key: ratio(a(r, "dacce-cct", k), a(r, "dacce", k))]
+        head = ["workload", f"dacce {unit}", f"dacce, fp {unit}", f"stackwalk {unit}", f"cct {unit}",
+                "fp / dacce", "**stackwalk / dacce**", "stackwalk / dacce-fp", "**cct / dacce**"]
+        rows = [[r["name"]] + [val(r, c) for c in ABLATION_CONFIGS] + [fx(c(r)) for c in cols]
+                for r in res]
+        rows += [[g[0], "", "", "", ""] + g[1:] for g in geo_rows(res, cols)]
+        L.append(f"{title}:\n")
+        L.append(table(head, rows))
+        L.append("")
+    return L
 
 
 # ---------------------------------------------------------------- machine
@@ -731,6 +817,7 @@ def render(data, plot_name):
     L.append(table(head, rows))
     L.append("")
 
+    L += render_ablation(data)
     if data.get("failures"):
         L.append("## Failures\n")
         L.append("These runs failed (and their medians are shown as FAIL):\n")
@@ -827,6 +914,7 @@ def smoke(args):
         res["stats"] = parse_stats(st["err"]) if st else None
         st = runner.run(w, "cyg-dacce", exes, w.size, ref["out"], {"DACCE_OPTIONS": "stats=1"})
         res["cyg_stats"] = parse_stats(st["err"]) if st else None
+        res["ablation"] = measure_ablation(w, builder, runner, 1, exes, ref["out"])
         for key in ("stats", "cyg_stats"):
             s = res[key]
             if not s or any(v is None for v in s.values()) or not s["calls"] or not s["nodes"]:
@@ -874,6 +962,7 @@ def full(args):
         builder = Builder(build, workdir)
         builder.prepare()
         runner = Runner(build, workdir, args.timeout)
+        runner.ablation = not args.no_ablation
         machine = machine_facts(build)
         load = wait_quiet(args.max_load, args.quiet_wait)
         log(f"load average at start: {load['at_start']}; work directory {workdir}")
@@ -922,6 +1011,8 @@ def main():
     ap.add_argument("--vg-runs", type=int, default=3, help="runs per configuration at the reduced "
                     "size (Helgrind/DRD table)")
     ap.add_argument("--no-valgrind", action="store_true")
+    ap.add_argument("--no-ablation", action="store_true", help="skip the context capture "
+                    "ablation (capture=stackwalk|cct, with a -fno-omit-frame-pointer dacce build)")
     ap.add_argument("--only", help="comma-separated workload names")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
     ap.add_argument("--max-load", type=float, default=1.0, help="quiet: 1-minute load average below")
