@@ -11,7 +11,11 @@
  * (gcc emits no __tsan_func_exit on unwinding) skip exits:
  *  - each frame records E, the caller's stack pointer at its entry hook;
  *  - at an entry with stack pointer s, frames with E <= s are dead (a live
- *    ancestor's E is strictly above the new frame);
+ *    ancestor's E is strictly above the new frame); with E < s for
+ *    -finstrument-functions hooks, which also run for inlined callees, in
+ *    their caller's frame at its stack pointer (an entry at the top frame's E
+ *    is its inlined child there; that hook source skips no exits at tail
+ *    calls, and longjmp and exceptions resynchronise on their own);
  *  - at an exit, frames with E < s are dead; if the lowest of them was entered
  *    from the return address the exit hook was reached with, the function
  *    tail-jumped to the hook (gcc does) after popping its frame, and it is
@@ -76,10 +80,16 @@ void dc_resync_to(dc_thread *t, uintptr_t sp) {
   if (d < t->depth) restore_to(t, d);
 }
 
-DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp) {
+/* Is a frame entered at stack pointer e dead at an entry at sp?  (cyg: the
+ * entry comes from a -finstrument-functions hook; see the top of the file.) */
+static inline int dead_at_entry(uintptr_t e, uintptr_t sp, int cyg) {
+  return cyg ? e < sp : e <= sp;
+}
+
+DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp, int cyg) {
   if (!on_own_stack(t, sp)) return;
   uint32_t d = t->depth;
-  while (d > 0 && t->frames[d - 1].sp <= sp) d--;
+  while (d > 0 && dead_at_entry(t->frames[d - 1].sp, sp, cyg)) d--;
   restore_to(t, d);
 }
 
@@ -162,10 +172,10 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t 
  * the pc deltas in shadow cells).  The per-thread edge cache is the cache
  * in front of the global tree: (parent node, call site, callee) -> child. */
 DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t callee,
-                                      uintptr_t sp) {
+                                      uintptr_t sp, int cyg) {
   if (dc_capture_mode != DC_CAPTURE_CCT) return;
   t->in_runtime = 1;
-  if (t->depth && t->frames[t->depth - 1].sp <= sp) resync_entry(t, sp);
+  if (t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)) resync_entry(t, sp, cyg);
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (c->cs != cs || c->callee_pc != callee || c->caller != t->cc) {
     c->edge = rd_cct_child(t->cc, cs, callee, &c->callee);
@@ -196,15 +206,16 @@ static inline uintptr_t frame_cs(const dc_frame *f) {
 /* ------------------------------------------------------------ hooks */
 /* The slow variants handle everything; the fast ones (below) handle the
  * common case as leaf functions and tail-call the slow ones otherwise. */
-DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp) {
+DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp, int cyg) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime)) return;
   if (dc_unlikely(atomic_load_explicit(&t->pending, memory_order_relaxed) & DC_PENDING_CAPTURE)) {
-    capture_entry(t, cs, callee, sp);
+    capture_entry(t, cs, callee, sp, cyg);
     return;
   }
   t->in_runtime = 1;
-  if (dc_unlikely(t->depth && t->frames[t->depth - 1].sp <= sp)) resync_entry(t, sp);
+  if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
+    resync_entry(t, sp, cyg);
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)))
     dc_migrate(t);
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
@@ -259,14 +270,14 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
  * no sample due.  Everything else goes to the slow variant, which re-checks
  * from scratch.  The in_runtime half of the slow word keeps a signal handler
  * that interrupts a slow path away from the state. */
-__attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
-                                                         uintptr_t sp) {
+static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
+                                                            uintptr_t sp, int cyg) {
   dc_thread *t = dc_tls;
   if (dc_unlikely(!t)) goto slow;
   uint32_t depth = t->depth;
   uint64_t calls = t->calls + 1;
   if (dc_unlikely(dc_thread_slow_word(t) | (depth == t->cap) | ((calls & DC_SAMPLE_MASK) == 0)) ||
-      dc_unlikely(depth && t->frames[depth - 1].sp <= sp))
+      dc_unlikely(depth && dead_at_entry(t->frames[depth - 1].sp, sp, cyg)))
     goto slow;
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node) |
@@ -287,7 +298,17 @@ __attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t
   t->ctx_handle = 0;
   return;
 slow:
-  func_entry_slow(cs, callee, sp);
+  func_entry_slow(cs, callee, sp, cyg);
+}
+
+/* from __tsan_func_entry, and from __cyg_profile_func_enter (hooks_x86_64.S) */
+__attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
+                                                         uintptr_t sp) {
+  func_entry(cs, callee, sp, 0);
+}
+__attribute__((visibility("hidden"))) void dc_cyg_func_entry(uintptr_t cs, uintptr_t callee,
+                                                             uintptr_t sp) {
+  func_entry(cs, callee, sp, 1);
 }
 
 __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {

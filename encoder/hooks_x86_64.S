@@ -8,7 +8,7 @@
  *
  *   __tsan_func_entry(cs)          -> dc_func_entry(cs, callee_pc, sp)
  *   __tsan_func_exit()             -> dc_func_exit(ra, sp)
- *   __cyg_profile_func_enter(f,cs) -> dc_func_entry(cs, f, sp)
+ *   __cyg_profile_func_enter(f,cs) -> dc_cyg_func_entry(cs, f, sp)
  *   __cyg_profile_func_exit(f,cs)  -> dc_func_exit(ra, sp)
  *   __cxa_begin_catch(exc)         -> dc_cxa_begin_catch(exc, sp)
  */
@@ -39,7 +39,7 @@ STUB(__cyg_profile_func_enter)
         movq    %rsi, %rdi
         movq    %rax, %rsi
         leaq    8(%rsp), %rdx
-        jmp     dc_func_entry
+        jmp     dc_cyg_func_entry
         .cfi_endproc
         .size __cyg_profile_func_enter, .-__cyg_profile_func_enter
 
