@@ -115,19 +115,20 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
   return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
 }
 
-static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
-                              uintptr_t pc) {
-  sh_granule *g = sh_granule_of(addr);
-  if (dc_unlikely(!g)) return;
+/* Check the access against granule g (c: the cells as seen) and store it:
+ * returns the cell it went into, or -1 when there was nothing to store.  The
+ * store is relaxed: the caller publishes it with a seq_cst store or fence
+ * and then looks again (recheck). */
+static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size,
+                              uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
   uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
-  uint64_t c[SH_CELLS];
   /* already recorded in this epoch (a read is also covered by this thread's
    * write of the same bytes in this epoch): nothing can change */
   uint64_t mask = (flags & SH_WRITE) ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
   for (int i = 0; i < SH_CELLS; i++) {
     c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
-    if ((c[i] & mask) == cur || covered(c[i], cur)) return;
+    if ((c[i] & mask) == cur || covered(c[i], cur)) return -1;
   }
   for (int i = 0; i < SH_CELLS; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
@@ -150,16 +151,35 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
   atomic_store_explicit(&g->c[slot].w0,
                         sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, w1),
-                        memory_order_seq_cst);
-  /* Another thread may have stored a conflicting access between our first
-   * look and our store, having looked before we stored: look again.  Of two
-   * racing threads, the one that stores last sees the other. */
+                        memory_order_relaxed);
+  return slot;
+}
+
+/* Another thread may have stored a conflicting access between our first
+ * look and our store, having looked before we stored: look again, after a
+ * seq_cst store or fence.  Of two racing threads, the one that stores last
+ * sees the other. */
+static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size,
+                           uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
+  rd_thread *r = &t->rd;
+  uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
   for (int i = 0; i < SH_CELLS; i++) {
     if (i == slot) continue;
-    uint64_t now = atomic_load_explicit(&g->c[i].w0, memory_order_seq_cst);
+    uint64_t now = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
     if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
       race(t, addr, cur, pc, &g->c[i], now);
   }
+}
+
+static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
+                              uintptr_t pc) {
+  sh_granule *g = sh_granule_of(addr);
+  if (dc_unlikely(!g)) return;
+  uint64_t c[SH_CELLS];
+  int slot = check_store(t, g, addr, size, flags, pc, c);
+  if (slot < 0) return;
+  atomic_thread_fence(memory_order_seq_cst);
+  recheck(t, g, addr, size, flags, pc, c, slot);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -179,18 +199,38 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   rd_range(addr, size, is_write, pc);
 }
 
-/* Ranges and unaligned accesses: granule by granule, clipped. */
+/* Ranges and unaligned accesses: granule by granule, clipped, in batches
+ * that share one fence between their stores and their second looks (a
+ * memset of a page would otherwise pay 512 fences). */
+#define RANGE_BATCH 32
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
+  struct {
+    sh_granule *g;
+    uintptr_t addr;
+    unsigned size;
+    int slot;
+    uint64_t c[SH_CELLS];
+  } b[RANGE_BATCH];
   uintptr_t end = addr + size;
   while (addr < end) {
-    uintptr_t gend = (addr | 7) + 1;
-    uintptr_t n = (end < gend ? end : gend) - addr;
-    /* a piece not a power of two is recorded as its largest aligned part */
-    unsigned sz = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
-    if ((addr & (sz - 1)) != 0) sz = 1;
-    access_one(t, addr, sz, flags, pc);
-    addr += sz;
+    int n = 0;
+    while (addr < end && n < RANGE_BATCH) {
+      uintptr_t gend = (addr | 7) + 1;
+      uintptr_t len = (end < gend ? end : gend) - addr;
+      /* a piece not a power of two is recorded as its largest aligned part */
+      unsigned sz = len >= 8 ? 8 : len >= 4 ? 4 : len >= 2 ? 2 : 1;
+      if ((addr & (sz - 1)) != 0) sz = 1;
+      sh_granule *g = sh_granule_of(addr);
+      if (g) {
+        b[n].slot = check_store(t, g, addr, sz, flags, pc, b[n].c);
+        if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].size = sz, n++;
+      }
+      addr += sz;
+    }
+    if (!n) continue;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].size, flags, pc, b[i].c, b[i].slot);
   }
 }
 
@@ -249,17 +289,10 @@ void rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
    * order it after earlier conflicting plain accesses) */
   if (!r->ignore_accesses) {
     uint64_t fl = SH_ATOMIC | (kind == RD_LOAD ? 0 : SH_WRITE);
-    if ((addr & 7) + size <= 8) {
+    if ((addr & 7) + size <= 8)
       access_one(t, addr, size, fl, pc);
-    } else { /* 16 bytes and generic sizes: granule by granule */
-      for (uintptr_t a = addr; a < addr + size;) {
-        uintptr_t gend = (a | 7) + 1, n = (addr + size < gend ? addr + size : gend) - a;
-        unsigned sz = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
-        if (a & (sz - 1)) sz = 1;
-        access_one(t, a, sz, fl, pc);
-        a += sz;
-      }
-    }
+    else /* 16 bytes and generic sizes: granule by granule */
+      range_flags(t, addr, size, fl, pc);
   }
   int released = 0;
   if (s) {

@@ -21,6 +21,20 @@ static bucket *bucket_of(uintptr_t addr) {
   return &buckets[(dc_hash(&addr, sizeof addr) >> 20) & (NBUCKETS - 1)];
 }
 
+/* Pages that may hold objects: a bit per hash of the page number, set when
+ * an object is made and never cleared (a stale bit only costs a lookup).
+ * A free of memory that never held one (nearly every free) skips the
+ * lookups at each of its 4-byte steps. */
+#define PAGE_BITS (1u << 16)
+static _Atomic uint64_t pages[PAGE_BITS / 64];
+static inline uint32_t page_bit(uintptr_t addr) {
+  return (uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 48);
+}
+static inline int page_may_hold(uintptr_t addr) {
+  uint32_t b = page_bit(addr);
+  return (atomic_load_explicit(&pages[b / 64], memory_order_relaxed) >> (b % 64)) & 1;
+}
+
 rd_sync *rd_sync_get(uintptr_t addr, int create) {
   bucket *b = bucket_of(addr);
   spin(&b->lock);
@@ -29,6 +43,8 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
   if (!s && create) {
     s = dc_alloc(sizeof *s);
     s->addr = addr;
+    uint32_t pb = page_bit(addr);
+    atomic_fetch_or_explicit(&pages[pb / 64], 1ull << (pb % 64), memory_order_relaxed);
     s->next = b->head;
     b->head = s;
   }
@@ -68,7 +84,13 @@ void rd_sync_forget(uintptr_t addr, uintptr_t size) {
     for (uint32_t i = 0; i < NBUCKETS; i++) drop_range(&buckets[i], addr, size);
     return;
   }
-  for (uintptr_t a = addr & ~(uintptr_t)3; a < addr + size; a += 4) drop_range(bucket_of(a), a, 4);
+  uintptr_t end = addr + size;
+  for (uintptr_t a = addr & ~(uintptr_t)3; a < end;) {
+    uintptr_t page_end = (a | 4095) + 1, stop = end < page_end ? end : page_end;
+    if (page_may_hold(a))
+      for (; a < stop; a += 4) drop_range(bucket_of(a), a, 4);
+    a = (stop + 3) & ~(uintptr_t)3;
+  }
 }
 
 static int active(rd_thread **r) {

@@ -23,8 +23,13 @@ DC_NOINLINE sh_granule *sh_region_map(uintptr_t addr) {
 
 uint64_t sh_regions_mapped(void) { return atomic_load(&n_mapped); }
 
+/* Only cells that hold something are written: shadow never touched reads
+ * from the kernel's zero page, and storing zeros there would commit it (a
+ * malloc'd block's shadow would cost memory before any access). */
 static void clear(sh_granule *g) {
-  for (int i = 0; i < SH_CELLS; i++) atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+  for (int i = 0; i < SH_CELLS; i++)
+    if (atomic_load_explicit(&g->c[i].w0, memory_order_relaxed))
+      atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
 }
 
 #define HUGE ((uintptr_t)2 << 20)
