@@ -10,15 +10,20 @@ no timing claims; exit 77 when a compiler is missing):
 
     python3 bench/run.py --smoke --build build
 
-For every workload (bench/kernels/*, and the race-free samples) it builds
+For every workload (bench/kernels/*, the race-free samples, and the real
+programs of bench/real/: their drivers with the libraries' own sources) it builds
 
   native      clang -O2 -g
   tsan-clang  clang -O2 -g -fsanitize=thread           (static runtime)
   tsan-gcc    gcc   -O2 -g -fsanitize=thread           (shared libtsan)
   dacce       BUILD/bin/dacce-cc -O2 -g, DACCE_CC=clang (static dacce_rt.o)
-  cyg-empty   clang -O2 -g -finstrument-functions + bench/empty_hooks.c
-  cyg-dacce   clang -O2 -g -finstrument-functions + BUILD/lib/dacce/dacce_rt.o
+  cyg-empty   clang -O2 -g -finstrument-functions-after-inlining + bench/empty_hooks.c
+  cyg-dacce   clang -O2 -g -finstrument-functions-after-inlining + BUILD/lib/dacce/dacce_rt.o
+              (after inlining: the calls ThreadSanitizer's __tsan_func_entry sees)
   rt-only     clang -O2 -g + BUILD/lib/dacce/dacce_rt.o (interceptors, no events)
+
+(-g is -g -gdwarf-4 everywhere: valgrind 3.19 cannot read clang 14's default
+DWARF 5 for the SQLite amalgamation and gives up; the code is the same.)
   dacce-fp    as dacce, with -fno-omit-frame-pointer (context capture ablation:
               also run with DACCE_OPTIONS=capture=stackwalk, and the dacce
               build with capture=cct; --no-ablation skips them)
@@ -35,13 +40,23 @@ workloads are race-free, so a report is a failure.  Failures are listed in
 the report and make the exit status 1.  Helgrind and DRD "errors" are
 counted, not treated as failures (they do not model C11 atomics).
 
+Real programs: their library sources are fetched at run time with `npm pack`
+(pinned versions, into WORKDIR/npm or --npm-cache DIR, once) and never
+committed; without npm, or when the fetch fails, they are skipped with a note.
+
+  zstd    bench/real/zstd_driver.c + zstd's lib/ (npm zstd-napi): compression with 4 workers
+  sqlite  bench/real/sqlite_driver.c + SQLite (npm better-sqlite3): 4 connections, one database
+
 Before measuring it waits (up to --quiet-wait seconds) for the 1-minute load
 average to drop below --max-load, and records what it saw.  Results are
 saved as JSON (--json, default WORKDIR/results.json); --from-json FILE
 re-renders the markdown and the plot without measuring.
 """
 import argparse
+import concurrent.futures
 import datetime
+import glob
+import hashlib
 import json
 import math
 import os
@@ -53,6 +68,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -61,13 +77,42 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Workload:
-    def __init__(self, name, src, size, small, what, kernel=True):
+    def __init__(self, name, src, size, small, what, kernel=True, real=None):
         self.name, self.src, self.size, self.small, self.what = name, src, size, small, what
         self.kernel = kernel
+        self.real = real  # RealLib: src is the driver, built with the library's sources
         self.cxx = src.endswith((".cc", ".cpp"))
 
     def args(self, size):
         return [] if size is None else [str(size)]
+
+
+class RealLib:
+    """The library a real program is built with: sources from an npm package,
+    fetched at run time (fetch_npm) and never committed to the repository."""
+
+    def __init__(self, lib, package, version, root, sources, cflags, libs=()):
+        self.lib, self.package, self.version = lib, package, version
+        self.root = root        # the library's directory inside the package
+        self.sources = sources  # globs under root
+        self.cflags, self.libs = list(cflags), list(libs)
+        self.dir = None         # root on disk, once fetched
+        self.meta = None        # what the fetch recorded (fetch.json)
+
+    def spec(self):
+        return f"{self.package}@{self.version}"
+
+    def files(self):
+        return sorted({f for g in self.sources for f in glob.glob(os.path.join(self.dir, g))})
+
+
+# zstd's lib/ with its pthread pool; no assembly (huf_decompress_amd64.S),
+# so that every access of the library is compiled C, instrumented like the rest
+ZSTD = RealLib("zstd", "zstd-napi", "0.0.13", "deps/zstd/lib",
+               ["common/*.c", "compress/*.c", "decompress/*.c"],
+               ["-pthread", "-DZSTD_MULTITHREAD", "-DZSTD_DISABLE_ASM"])
+SQLITE = RealLib("SQLite", "better-sqlite3", "12.11.1", "deps/sqlite3", ["sqlite3.c"],
+                 ["-pthread", "-DSQLITE_THREADSAFE=1", "-DSQLITE_OMIT_LOAD_EXTENSION"], ["-lm"])
 
 
 WORKLOADS = [
@@ -90,6 +135,14 @@ WORKLOADS = [
              kernel=False),
     Workload("refcount_acqrel", "samples/refcount_acqrel.c", None, None,
              "sample: acq_rel reference count, 4 threads", kernel=False),
+    Workload("zstd", "bench/real/zstd_driver.c", 20000000, 1000000,
+             "real program: zstd's multithreaded streaming compressor (ZSTD_c_nbWorkers 4, "
+             "512 KiB jobs) at levels 1, 3, 5, then decompression and comparison; size: input "
+             "bytes (generated text)", kernel=False, real=ZSTD),
+    Workload("sqlite", "bench/real/sqlite_driver.c", 8000, 500,
+             "real program: SQLite, 4 threads with a connection each (serialized mode) to one "
+             "on-disk database (rollback journal): insert transactions, indexed range queries, updates; size: "
+             "rows per thread", kernel=False, real=SQLITE),
 ]
 SMOKE = Workload("calltree", "bench/kernels/calltree.c", 3000, 3000, "smoke")
 
@@ -198,6 +251,10 @@ def ratio(a, b):
 
 
 # ---------------------------------------------------------------- building
+# the encoder-only builds' hooks: the functions left after inlining, which are
+# the ones ThreadSanitizer's pass (run after inlining) gives __tsan_func_entry
+CYG = "-finstrument-functions-after-inlining"
+
 class Builder:
     def __init__(self, build, workdir):
         self.build, self.workdir = build, workdir
@@ -215,7 +272,7 @@ class Builder:
 
     def command(self, w, cfg, exe):
         src = os.path.join(REPO, w.src)
-        flags = ["-O2", "-g"] + (["-std=c++17"] if w.cxx else [])
+        flags = ["-O2", "-g", "-gdwarf-4"] + (["-std=c++17"] if w.cxx else [])
         clang, gcc = ("clang++", "g++") if w.cxx else ("clang", "gcc")
         env = {}
         if cfg == "native":
@@ -229,9 +286,9 @@ class Builder:
             env = {"DACCE_CXX": "clang++"} if w.cxx else {"DACCE_CC": "clang"}
             cmd = [wrapper] + flags + [src, "-o", exe]
         elif cfg == "cyg-empty":
-            cmd = [clang] + flags + ["-finstrument-functions", src, self.empty, "-o", exe, "-pthread"]
+            cmd = [clang] + flags + [CYG, src, self.empty, "-o", exe, "-pthread"]
         elif cfg == "cyg-dacce":
-            cmd = [clang] + flags + ["-finstrument-functions", src, self.rt, "-o", exe,
+            cmd = [clang] + flags + [CYG, src, self.rt, "-o", exe,
                                      "-lpthread", "-ldl"]
         elif cfg == "rt-only":
             cmd = [clang] + flags + [src, self.rt, "-o", exe, "-lpthread", "-ldl"]
@@ -244,6 +301,8 @@ class Builder:
         return cmd, env
 
     def build_all(self, w, configs):
+        if w.real:
+            return self.build_real_all(w, configs)
         exes, cmds, failures = {}, {}, []
         for cfg in configs:
             exe = os.path.join(self.workdir, f"{w.name}.{cfg}")
@@ -259,6 +318,137 @@ class Builder:
             else:
                 exes[cfg] = exe
         return exes, cmds, failures
+
+    # real programs: every library source and the driver compiled on its own
+    # (-c) with the configuration's compiler and flags, as command() has them
+    # for a single source, then linked as command() links
+    jobs = 2
+
+    def show(self, w, cmd, env):
+        pkg = os.path.dirname(w.real.dir)
+        return " ".join(f"{k}={v}" for k, v in env.items()) + (" " if env else "") + shlex.join(
+            [os.path.basename(cmd[0]) if cmd[0].startswith(self.build) else cmd[0]] +
+            [os.path.relpath(a, REPO) if a.startswith(REPO) else
+             w.real.package + "/" + os.path.relpath(a, pkg) if a.startswith(pkg) else
+             (os.path.basename(a) if a.startswith(self.workdir) else a) for a in cmd[1:]])
+
+    def compile_one(self, cmd, env, obj, src):
+        """compile unless obj is there and newer than its source; None or the error"""
+        if os.path.exists(obj) and os.path.getmtime(obj) >= os.path.getmtime(src):
+            return None
+        r = subprocess.run(cmd + ["-o", obj + ".tmp"], capture_output=True, text=True,
+                           env=clean_env(env))
+        if r.returncode:
+            return f"{shlex.join(cmd)}:\n{r.stderr.strip()[-2000:]}"
+        os.replace(obj + ".tmp", obj)
+        return None
+
+    def build_real_all(self, w, configs):
+        exes, cmds, failures = {}, {}, []
+        lib, driver = w.real, os.path.join(REPO, w.src)
+        files = lib.files()
+        for cfg in configs:
+            exe = os.path.join(self.workdir, f"{w.name}.{cfg}")
+            cmd, env = self.command(w, cfg, exe)
+            i = cmd.index(driver)
+            cc, tail = cmd[:i], cmd[i + 1:]  # compiler and flags; objects, -o exe, libraries
+            ccmd = cc + lib.cflags + ["-I", lib.dir]
+            tool = shutil.which(cc[0]) or cc[0]
+            key = hashlib.sha1(json.dumps([ccmd, env, os.path.getmtime(tool)
+                                           if os.path.exists(tool) else 0]).encode()).hexdigest()
+            odir = os.path.join(self.workdir, "obj", w.name, key[:12])
+            os.makedirs(odir, exist_ok=True)
+            todo = [(ccmd + ["-c", s], os.path.join(
+                odir, os.path.splitext(os.path.relpath(s, lib.dir))[0].replace("/", "_") + ".o"), s)
+                for s in files] + [(ccmd + ["-c", driver], os.path.join(odir, "driver.o"), driver)]
+            with concurrent.futures.ThreadPoolExecutor(max(1, self.jobs)) as pool:
+                errs = [e for e in pool.map(lambda t: self.compile_one(t[0], env, t[1], t[2]), todo)
+                        if e]
+            lcmd = cc + [o for _, o, _ in todo] + tail + lib.libs
+            cmds[cfg] = (self.show(w, ccmd + ["-c", "FILE.c"], env) +
+                         f"  (each of the {len(files)} {lib.lib} sources and "
+                         f"{os.path.relpath(driver, REPO)}); " +
+                         self.show(w, cc + ["*.o"] + tail + lib.libs, env))
+            if not errs:
+                r = subprocess.run(lcmd, capture_output=True, text=True, env=clean_env(env))
+                if r.returncode:
+                    errs.append(f"{shlex.join(lcmd)}:\n{r.stderr.strip()[-2000:]}")
+            if errs:
+                failures.append(f"{w.name}/{cfg}: build failed:\n" + errs[0][-2500:])
+            else:
+                exes[cfg] = exe
+        return exes, cmds, failures
+
+
+def fetch_npm(lib, cache):
+    """Unpack lib's npm package under cache (once; npm pack checks the
+    registry's integrity hash) and point lib at it.  None, or why not."""
+    dest = os.path.join(cache, f"{lib.package}-{lib.version}")
+    meta = os.path.join(dest, "fetch.json")
+    if not os.path.exists(meta):
+        npm = shutil.which("npm")
+        if not npm:
+            return "npm not found"
+        os.makedirs(cache, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".fetch-", dir=cache)
+        try:
+            log(f"npm pack {lib.spec()} (into {cache})")
+            try:
+                r = subprocess.run([npm, "pack", lib.spec(), "--json", "--pack-destination", tmp],
+                                   cwd=tmp, capture_output=True, text=True, timeout=600,
+                                   stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                return f"npm pack {lib.spec()} timed out"
+            if r.returncode:
+                err = [l for l in r.stderr.splitlines() if "ERR" in l] or r.stderr.splitlines() or [""]
+                return f"npm pack {lib.spec()} failed (exit {r.returncode}): {err[-1].strip()}"
+            try:
+                info = json.loads(r.stdout)[0]
+                tgz = os.path.join(tmp, info["filename"])
+                with open(tgz, "rb") as f:
+                    sha = hashlib.sha256(f.read()).hexdigest()
+                with tarfile.open(tgz) as t:
+                    if hasattr(tarfile, "data_filter"):
+                        t.extractall(os.path.join(tmp, "x"), filter="data")
+                    else:
+                        t.extractall(os.path.join(tmp, "x"))
+            except (ValueError, KeyError, IndexError, OSError, tarfile.TarError) as e:
+                return f"npm pack {lib.spec()}: cannot unpack: {e}"
+            if info.get("version") != lib.version:
+                return f"npm pack {lib.spec()} gave version {info.get('version')}"
+            with open(os.path.join(tmp, "x", "fetch.json"), "w") as f:
+                json.dump({"package": info.get("name"), "version": info.get("version"),
+                           "integrity": info.get("integrity"), "sha256": sha,
+                           "tarball": info["filename"]}, f, indent=1)
+            shutil.rmtree(dest, ignore_errors=True)
+            os.rename(os.path.join(tmp, "x"), dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    with open(meta) as f:
+        lib.meta = json.load(f)
+    lib.dir = os.path.join(dest, "package", lib.root)
+    if not lib.files():
+        return f"{lib.spec()}: no {lib.lib} sources under package/{lib.root} (layout changed?)"
+    return None
+
+
+def real_info(w, exes):
+    """versions of a real program's library for the results: the package's,
+    and the library's own, from the native build's --version"""
+    ver = "unknown"
+    if "native" in exes:
+        try:
+            r = subprocess.run([exes["native"], "--version"], capture_output=True, text=True,
+                               timeout=60, env=clean_env())
+            if r.returncode == 0 and r.stdout.strip():
+                ver = r.stdout.strip().splitlines()[0]
+        except (OSError, subprocess.SubprocessError):
+            pass
+    lib, m = w.real, w.real.meta or {}
+    return {"library": lib.lib, "library_version": ver, "package": m.get("package", lib.package),
+            "package_version": m.get("version", lib.version), "integrity": m.get("integrity"),
+            "sha256": m.get("sha256"), "root": lib.root, "sources": len(lib.files()),
+            "cflags": lib.cflags, "libs": lib.libs}
 
 
 # ---------------------------------------------------------------- running
@@ -357,6 +547,9 @@ def measure_workload(w, builder, runner, runs, vg_runs, do_valgrind):
     for f in bfail:
         log("  FAIL " + f.splitlines()[0])
     res["commands"] = cmds
+    if w.real:
+        res["real"] = real_info(w, exes)
+        log(f"  {w.real.lib} {res['real']['library_version']} from npm {w.real.spec()}")
     if "native" not in exes:
         return res
     ref = run_measured([exes["native"]] + w.args(w.size), clean_env(), runner.timeout)
@@ -585,7 +778,10 @@ def get(res, table, cfg, key):
 def geo_rows(results, cols):
     """cols: list of functions res -> value; rows for kernels and for all"""
     rows = []
-    for label, sel in (("geomean, kernels", lambda r: r["kernel"]), ("geomean, all", lambda r: True)):
+    groups = [("geomean, kernels", lambda r: r["kernel"])]
+    if any(r.get("real") for r in results):
+        groups.append(("geomean, real programs", lambda r: bool(r.get("real"))))
+    for label, sel in groups + [("geomean, all", lambda r: True)]:
         sub = [r for r in results if sel(r)]
         rows.append([f"**{label}**"] + [fx(geomean([c(r) for r in sub])) for c in cols])
     return rows
@@ -633,18 +829,47 @@ def render(data, plot_name):
          if q.get("interference") else [])))
     L.append("")
     L.append("## Workloads\n")
-    L.append(table(["workload", "size", "what it does", "output"], [
+    reals = [r for r in res if r.get("real")]
+
+    def library(r):
+        x = r.get("real")
+        return "–" if not x else (f"{x['library']} {x['library_version']} "
+                                  f"(npm `{x['package']}@{x['package_version']}`)")
+
+    L.append(table(["workload", "size", "what it does"] + (["library"] if reals else []) + ["output"], [
         [f"`{r['name']}` ([{os.path.basename(r['src'])}](../{r['src']}))",
-         r["size"] if r["size"] is not None else "–", r["what"], f"`{r.get('output', '')}`"]
+         r["size"] if r["size"] is not None else "–", r["what"]]
+        + ([library(r)] if reals else []) + [f"`{r.get('output', '')}`"]
         for r in res]))
     L.append("\nEach kernel takes its size as its only argument, checks its own result and exits "
              "1 when it is wrong.  Every run of every configuration was checked: exit status 0, "
              "output identical to the native build's, and no race report (all the workloads are "
              "race-free; both ThreadSanitizers and dacce-race agree, and the dacce build was also "
              "run once under the `dacce-race` launcher with `--json`: zero reports).\n")
-    L.append("Builds (all `-O2 -g`; C++ with `-std=c++17` and clang++/g++/dacce-c++):\n")
-    cmds = res[0].get("commands", {}) if res else {}
-    L.append(table(["configuration", "command (calltree)"],
+    if reals:
+        L.append("The real programs are our drivers ([bench/real/](../bench/real/)) built with a "
+                 "library's own, unmodified sources, which the harness fetches from the npm registry "
+                 "at run time (`npm pack PACKAGE@VERSION`, which checks the registry's integrity "
+                 "hash, unpacked into its work directory; not part of this repository).  Every "
+                 "library source and the driver are compiled on their own (`-c`) with the "
+                 "configuration's compiler and flags (table below) plus the flags here, then "
+                 "linked as in the table.  The library version is what the native build's "
+                 "`--version` prints (`ZSTD_versionString()`, `sqlite3_libversion()`).\n")
+        L.append(table(["workload", "library", "npm package", "tarball", "sources", "extra flags"], [
+            [r["name"], f"{x['library']} {x['library_version']}",
+             f"`{x['package']}@{x['package_version']}`",
+             f"`{x['integrity']}`" if x.get("integrity") else f"sha256 `{x.get('sha256')}`",
+             f"{x['sources']} files under `{x['root']}`",
+             f"`{' '.join(x['cflags'])}`" + (f", link `{' '.join(x['libs'])}`" if x["libs"] else "")]
+            for r in reals for x in [r["real"]]]))
+        L.append("")
+    for s in data.get("skipped") or []:
+        L.append(f"**Skipped** `{s['name']}`: {s['why']}.\n")
+    L.append("Builds (all `-O2 -g -gdwarf-4`: valgrind 3.19 gives up on clang 14's DWARF 5 "
+             "for the SQLite amalgamation; C++ with `-std=c++17` and clang++/g++/dacce-c++):\n")
+    shown = next((r for r in res if not r.get("real")), res[0] if res else None)
+    cmds = shown.get("commands", {}) if shown else {}
+    L.append(table(["configuration", f"command ({shown['name'] if shown else '–'})"],
                    [[LABEL[c], f"`{cmds.get(c, '')}`"] for c in BUILD_CONFIGS]))
     L.append("\nHelgrind and DRD run the native build: `valgrind --tool=helgrind|drd ./native`.\n")
     if plot_name:
@@ -741,10 +966,12 @@ def render(data, plot_name):
                  f"{fx(geomean([ratio(get(r, 'valgrind', 'drd', 'wall'), get(r, 'valgrind', 'dacce', 'wall')) for r in vres if r['kernel']]))}.\n")
 
     # encoder only
-    L.append("## Encoder-only overhead (`-finstrument-functions`, no ThreadSanitizer)\n")
+    L.append(f"## Encoder-only overhead (`{CYG}`, no ThreadSanitizer)\n")
     L.append("Context capture cannot be switched off inside the detector without runtime changes, "
              "so the encoder is measured on its own: each workload built with "
-             "`-finstrument-functions` and no `-fsanitize=thread`, linked either with "
+             f"`{CYG}` (hooks in the functions left after inlining: the calls "
+             "ThreadSanitizer's pass instruments, as it runs after inlining too) and no "
+             "`-fsanitize=thread`, linked either with "
              "[bench/empty_hooks.c](../bench/empty_hooks.c) (*empty hooks*: "
              "`__cyg_profile_func_enter/exit` do nothing) or with `BUILD/lib/dacce/dacce_rt.o` "
              "(*dacce encoder*: they feed the DACCE encoder, as in "
@@ -752,7 +979,7 @@ def render(data, plot_name):
              "callbacks.  `dacce_rt.o` is the whole runtime, so its interceptors (pthread "
              "synchronisation with vector clocks, malloc/free with heap bookkeeping, mem*/str*) "
              "run in that build too; the *runtime, no events* build (no "
-             "`-finstrument-functions`, linked with `dacce_rt.o`) measures them alone.  "
+             "hooks, linked with `dacce_rt.o`) measures them alone.  "
              "*net ns / call* is the encoder's own CPU cost per call over an empty callback: "
              "(encoder − runtime-no-events − empty hooks + native) CPU time (user + system, all "
              "threads) / calls; it is left out (–) where the CPU times are too short to "
@@ -869,7 +1096,7 @@ set ylabel "peak RSS / native"
 set title "Memory"
 plot '{dat}' using 5:xtic(1) title 'clang TSan' lc rgb '#4477aa', '' using 6 title 'gcc TSan' lc rgb '#66ccee', '' using 7 title 'dacce-race' lc rgb '#ee6677'
 set ylabel "wall time / native"
-set title "Encoder only (-finstrument-functions, no TSan)"
+set title "Encoder only (-finstrument-functions-after-inlining, no TSan)"
 set yrange [0.25:*]
 plot '{dat}' using 8:xtic(1) title 'empty hooks' lc rgb '#bbbbbb', '' using 10 title 'runtime, no events' lc rgb '#ccbb44', '' using 9 title 'dacce encoder' lc rgb '#ee6677'
 unset multiplot
@@ -961,6 +1188,14 @@ def full(args):
                 raise SystemExit(f"unknown workload in --only {args.only}")
         builder = Builder(build, workdir)
         builder.prepare()
+        builder.jobs = args.jobs
+        skipped = []
+        for w in [w for w in wls if w.real]:  # sources of the real programs, before measuring
+            why = fetch_npm(w.real, os.path.abspath(args.npm_cache or os.path.join(workdir, "npm")))
+            if why:
+                skipped.append({"name": w.name, "why": why})
+                log(f"SKIPPING {w.name}: {why}")
+        wls = [w for w in wls if w.name not in {s["name"] for s in skipped}]
         runner = Runner(build, workdir, args.timeout)
         runner.ablation = not args.no_ablation
         machine = machine_facts(build)
@@ -978,7 +1213,7 @@ def full(args):
         cmd = "python3 bench/run.py " + shlex.join(args.argv)
         data = {"results": results, "machine": machine, "load": load, "runs": args.runs,
                 "vg_runs": args.vg_runs, "max_load": args.max_load, "command": cmd,
-                "failures": runner.failures}
+                "failures": runner.failures, "skipped": skipped}
         with open(jpath, "w") as f:
             json.dump(data, f, indent=1)
         log(f"results saved to {jpath}")
@@ -991,6 +1226,8 @@ def full(args):
     with open(out, "w") as f:
         f.write(render(data, plot_name))
     log(f"wrote {out}" + (f" and {png}" if plot_name else ""))
+    for s in data.get("skipped") or []:
+        log(f"note: {s['name']} skipped: {s['why']}")
     if data["failures"]:
         log(f"{len(data['failures'])} failures:\n" + "\n".join(data["failures"]))
         return 1
@@ -1014,6 +1251,10 @@ def main():
     ap.add_argument("--no-ablation", action="store_true", help="skip the context capture "
                     "ablation (capture=stackwalk|cct, with a -fno-omit-frame-pointer dacce build)")
     ap.add_argument("--only", help="comma-separated workload names")
+    ap.add_argument("--npm-cache", help="where the real programs' npm packages are unpacked "
+                    "(default: WORKDIR/npm; reused when already there)")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel compiles of a real program's "
+                    "sources (default 2)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
     ap.add_argument("--max-load", type=float, default=1.0, help="quiet: 1-minute load average below")
     ap.add_argument("--quiet-wait", type=float, default=600, help="seconds to wait for quiet")
