@@ -16,10 +16,6 @@
 
 #include "racedet.h"
 
-static inline unsigned size_log(unsigned size) {
-  return size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
-}
-
 /* w1 of the current access: context handle and pc relative to its function */
 static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
   uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
@@ -49,12 +45,12 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->rd.tid, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
-                      .size = 1u << SH_SIZELOG(cur), .addr = addr, .pc = pc,
+                      .size = sh_size(cur), .addr = addr, .pc = pc,
                       .ctx = rd_ctx_handle(t)};
   rd_access_desc p = {.tid = SH_TID(prev_w0), .is_write = !!(prev_w0 & SH_WRITE),
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
                       .freed = !!(prev_w0 & SH_FREED),
-                      .size = 1u << SH_SIZELOG(prev_w0), .addr = base + SH_OFF(prev_w0),
+                      .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),
                       .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1};
   rd_report_race(&c, &p);
 }
@@ -69,8 +65,7 @@ static inline int covered(uint64_t c, uint64_t cur) {
   if ((c & (SH_WRITE | SH_FREED)) != (cur & (SH_WRITE | SH_FREED)) &&
       ((cur & SH_WRITE) || (c & SH_FREED)))
     return 0; /* a write is covered only by a write; freed marks only by freed marks */
-  return SH_OFF(c) <= SH_OFF(cur) &&
-         SH_OFF(cur) + (1u << SH_SIZELOG(cur)) <= SH_OFF(c) + (1u << SH_SIZELOG(c));
+  return sh_within(cur, c);
 }
 
 /* Does the previous access prev conflict with cur and not happen before it? */
@@ -88,9 +83,7 @@ static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
  * that only p could show? */
 static inline int subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
   if (!p) return 1;
-  int covers = SH_OFF(cur) <= SH_OFF(p) &&
-               SH_OFF(p) + (1u << SH_SIZELOG(p)) <= SH_OFF(cur) + (1u << SH_SIZELOG(cur));
-  if (!covers) return 0;
+  if (!sh_within(p, cur)) return 0;
   if ((p & SH_WRITE) && !(cur & SH_WRITE)) return 0;
   if ((p & SH_ATOMIC) != (cur & SH_ATOMIC)) return 0;
   return SH_TID(p) == r->tid || SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
@@ -119,13 +112,13 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
  * returns the cell it went into, or -1 when there was nothing to store.  The
  * store is relaxed: the caller publishes it with a seq_cst store or fence
  * and then looks again (recheck). */
-static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size,
+static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                               uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
-  uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
+  uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
   /* already recorded in this epoch (a read is also covered by this thread's
    * write of the same bytes in this epoch): nothing can change */
-  uint64_t mask = (flags & SH_WRITE) ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
+  uint64_t mask = (flags & SH_WRITE) ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);
   for (int i = 0; i < SH_CELLS; i++) {
     c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
     if ((c[i] & mask) == cur || covered(c[i], cur)) return -1;
@@ -150,7 +143,7 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
   uint64_t w1 = make_w1(t, pc);
   atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
   atomic_store_explicit(&g->c[slot].w0,
-                        sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, w1),
+                        sh_make(bytes, flags, r->tid, r->epoch, w1),
                         memory_order_relaxed);
   return slot;
 }
@@ -159,10 +152,10 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
  * look and our store, having looked before we stored: look again, after a
  * seq_cst store or fence.  Of two racing threads, the one that stores last
  * sees the other. */
-static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size,
+static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                            uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
   rd_thread *r = &t->rd;
-  uint64_t cur = sh_make(addr & 7, size_log(size), flags, r->tid, r->epoch, 0);
+  uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
   for (int i = 0; i < SH_CELLS; i++) {
     if (i == slot) continue;
     uint64_t now = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
@@ -176,10 +169,11 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   sh_granule *g = sh_granule_of(addr);
   if (dc_unlikely(!g)) return;
   uint64_t c[SH_CELLS];
-  int slot = check_store(t, g, addr, size, flags, pc, c);
+  unsigned bytes = sh_bytes(addr & 7, size);
+  int slot = check_store(t, g, addr, bytes, flags, pc, c);
   if (slot < 0) return;
   atomic_thread_fence(memory_order_seq_cst);
-  recheck(t, g, addr, size, flags, pc, c, slot);
+  recheck(t, g, addr, bytes, flags, pc, c, slot);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -199,16 +193,17 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   rd_range(addr, size, is_write, pc);
 }
 
-/* Ranges and unaligned accesses: granule by granule, clipped, in batches
- * that share one fence between their stores and their second looks (a
- * memset of a page would otherwise pay 512 fences). */
+/* Ranges and unaligned accesses: granule by granule, clipped (one cell per
+ * granule with the bytes touched there), in batches that share one fence
+ * between their stores and their second looks (a memset of a page would
+ * otherwise pay 512 fences). */
 #define RANGE_BATCH 32
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
   struct {
     sh_granule *g;
     uintptr_t addr;
-    unsigned size;
+    unsigned bytes;
     int slot;
     uint64_t c[SH_CELLS];
   } b[RANGE_BATCH];
@@ -217,20 +212,18 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     int n = 0;
     while (addr < end && n < RANGE_BATCH) {
       uintptr_t gend = (addr | 7) + 1;
-      uintptr_t len = (end < gend ? end : gend) - addr;
-      /* a piece not a power of two is recorded as its largest aligned part */
-      unsigned sz = len >= 8 ? 8 : len >= 4 ? 4 : len >= 2 ? 2 : 1;
-      if ((addr & (sz - 1)) != 0) sz = 1;
+      uintptr_t stop = end < gend ? end : gend;
+      unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
       sh_granule *g = sh_granule_of(addr);
       if (g) {
-        b[n].slot = check_store(t, g, addr, sz, flags, pc, b[n].c);
-        if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].size = sz, n++;
+        b[n].slot = check_store(t, g, addr, bytes, flags, pc, b[n].c);
+        if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].bytes = bytes, n++;
       }
-      addr += sz;
+      addr = stop;
     }
     if (!n) continue;
     atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].size, flags, pc, b[i].c, b[i].slot);
+    for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
   }
 }
 

@@ -34,10 +34,9 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
         dc_likely(!(t->in_runtime | r->ignore_accesses |
                     (is_write ? r->ignore_writes : r->ignore_reads)))) {
       g += (addr & ((1ull << SH_REGION_BITS) - 1)) >> 3;
-      unsigned sl = size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
-      uint64_t cur = sh_make(addr & 7, sl, is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
+      uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
       /* a read is also covered by this thread's write of the same bytes */
-      uint64_t mask = is_write ? ~0xff00ull : ~(0xff00ull | SH_WRITE);
+      uint64_t mask = is_write ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);
       for (int i = 0; i < SH_CELLS; i++)
         if ((atomic_load_explicit(&g->c[i].w0, memory_order_relaxed) & mask) == cur) return;
     }

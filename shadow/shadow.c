@@ -58,7 +58,7 @@ void sh_reset(uintptr_t addr, uintptr_t size) {
       sh_granule *g = r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
       uintptr_t n = (stop - addr + SH_GRANULE - 1) / SH_GRANULE;
       uintptr_t bytes = n * sizeof(sh_granule);
-      if (bytes >= (1u << 16)) {
+      if (bytes >= (1u << 20)) {
         /* whole pages go back to the kernel (they read as zero again) */
         uintptr_t lo = ((uintptr_t)g + 4095) & ~(uintptr_t)4095;
         uintptr_t hi = ((uintptr_t)(g + n)) & ~(uintptr_t)4095;

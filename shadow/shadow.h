@@ -7,7 +7,7 @@
  * range that an application mapping could collide with.
  *
  * Cells: per 8-byte granule of application memory, four cells of 16 bytes,
- * each one access with its byte range (as ThreadSanitizer keeps four).  One
+ * each one access with its bytes (as ThreadSanitizer keeps four).  One
  * write cell per granule is not enough: adjacent small fields written by one
  * thread would overwrite each other's history and hide races on them.
  * Shadow-to-application ratio: 64 / 8 = 8x, on touched pages only (clang's
@@ -15,12 +15,13 @@
  *
  * A cell header (w0) is one 64-bit word, read and written atomically; all
  * happens-before decisions use it alone:
- *   bits  0..2   offset of the access in the granule
- *   bits  3..4   log2(size)
- *   bit   5      write
- *   bit   6      atomic
- *   bit   7      freed: the block was freed (any later access is a use after free)
- *   bits  8..15  checksum of w1 (detects a torn cell when reporting)
+ *   bits  0..7   the bytes of the granule accessed (bit i: byte i); any
+ *                contiguous run, so an unaligned access is one cell per
+ *                granule it touches and a range's pieces are exact
+ *   bit   8      write
+ *   bit   9      atomic
+ *   bit  10      freed: the block was freed (any later access is a use after free)
+ *   bits 11..15  checksum of w1 (detects a torn cell when reporting)
  *   bits 16..31  thread slot (thread serial)
  *   bits 32..63  epoch of that thread (0 = empty cell)
  * w1 holds the access's context: bits 0..31 interned context handle, bits
@@ -51,30 +52,36 @@ _Static_assert(sizeof(sh_granule) == 64, "8x shadow: 64 bytes per 8-byte granule
 #define SH_REGIONS (1u << (SH_ADDR_BITS - SH_REGION_BITS))
 #define SH_REGION_SHADOW ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE * sizeof(sh_granule))
 
-#define SH_OFF(w) ((unsigned)(w)&7u)
-#define SH_SIZELOG(w) ((unsigned)((w) >> 3) & 3u)
-#define SH_WRITE (1ull << 5)
-#define SH_ATOMIC (1ull << 6)
-#define SH_FREED (1ull << 7)
-#define SH_CHECK(w) ((unsigned)((w) >> 8) & 0xffu)
+#define SH_MASK(w) ((unsigned)(w)&0xffu)
+#define SH_WRITE (1ull << 8)
+#define SH_ATOMIC (1ull << 9)
+#define SH_FREED (1ull << 10)
+#define SH_CHECK_BITS (0x1full << 11)
+#define SH_CHECK(w) ((unsigned)((w) >> 11) & 0x1fu)
 #define SH_TID(w) ((unsigned)((w) >> 16) & 0xffffu)
 #define SH_EPOCH(w) ((uint32_t)((w) >> 32))
 #define SH_MAX_TID 0xffffu
 
-static inline uint64_t sh_make(unsigned off, unsigned sizelog, uint64_t flags, unsigned tid,
-                               uint32_t epoch, uint64_t w1) {
-  unsigned check = (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 56);
-  return (uint64_t)off | ((uint64_t)sizelog << 3) | flags | ((uint64_t)check << 8) |
-         ((uint64_t)tid << 16) | ((uint64_t)epoch << 32);
+/* the bytes [off, off + size) of a granule, off + size <= 8 */
+static inline unsigned sh_bytes(unsigned off, unsigned size) {
+  return ((1u << size) - 1) << off;
+}
+static inline uint64_t sh_make(unsigned bytes, uint64_t flags, unsigned tid, uint32_t epoch,
+                               uint64_t w1) {
+  unsigned check = (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 59);
+  return (uint64_t)bytes | flags | ((uint64_t)check << 11) | ((uint64_t)tid << 16) |
+         ((uint64_t)epoch << 32);
 }
 static inline int sh_check_ok(uint64_t w0, uint64_t w1) {
-  return SH_CHECK(w0) == (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 56);
+  return SH_CHECK(w0) == (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 59);
 }
-/* Do two accesses [off, off+size) overlap? */
-static inline int sh_overlap(uint64_t a, uint64_t b) {
-  unsigned ao = SH_OFF(a), bo = SH_OFF(b);
-  return ao < bo + (1u << SH_SIZELOG(b)) && bo < ao + (1u << SH_SIZELOG(a));
-}
+/* Do two accesses share a byte? */
+static inline int sh_overlap(uint64_t a, uint64_t b) { return (a & b & 0xffu) != 0; }
+/* Are a's bytes all among b's? */
+static inline int sh_within(uint64_t a, uint64_t b) { return (a & ~b & 0xffu) == 0; }
+/* first byte and number of bytes (the bytes are contiguous) */
+static inline unsigned sh_off(uint64_t w) { return (unsigned)__builtin_ctz(SH_MASK(w) | 0x100u); }
+static inline unsigned sh_size(uint64_t w) { return (unsigned)__builtin_popcount(SH_MASK(w)); }
 
 extern _Atomic(sh_granule *) sh_regions[SH_REGIONS];
 sh_granule *sh_region_map(uintptr_t addr); /* slow path: reserve a region */
