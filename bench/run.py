@@ -1026,7 +1026,7 @@ def render(data, plot_name):
              "`__tsan_func_entry/exit`) with `DACCE_OPTIONS=stats=1`, in the shape of Table 1 "
              "of the DACCE paper (Li et al., CGO 2014).  *edges* splits into encoded / back / "
              "overflow edges of the final dictionary; *pushes/s* is over the process's whole "
-             "run; *avg depth* is the ccStack depth sampled every 64th call.\n")
+             "run; *avg depth* is the ccStack depth sampled every 256th call.\n")
     head = ["workload", "nodes", "edges (enc/back/ovf)", "maxID", "re-encodings", "calls",
             "ccStack pushes", "pushes / call", "ccStack pushes/s", "avg ccStack depth",
             "ccStack nodes"]

@@ -13,18 +13,7 @@
 void dc_func_entry(uintptr_t cs, uintptr_t callee, uintptr_t sp);
 void dc_func_exit(uintptr_t ra, uintptr_t sp);
 
-static int passed, failed;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (cond) {                                                       \
-      passed++;                                                       \
-    } else {                                                          \
-      failed++;                                                       \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
-      printf(__VA_ARGS__);                                            \
-      printf("\n");                                                   \
-    }                                                                 \
-  } while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------ a fake program */
 /* Functions are letters; pc(f) is a fixed address per function, and every

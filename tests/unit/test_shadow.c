@@ -11,18 +11,7 @@
 
 #include "../../racedet/racedet.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (cond) {                                              \
-      passed++;                                              \
-    } else {                                                 \
-      failed++;                                              \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      printf(__VA_ARGS__);                                   \
-      printf("\n");                                          \
-    }                                                        \
-  } while (0)
+#include "check.h"
 
 static _Alignas(64) unsigned char mem[256];
 
