@@ -116,12 +116,10 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
                               uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
   uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
-  /* already recorded in this epoch (a read is also covered by this thread's
-   * write of the same bytes in this epoch): nothing can change */
-  uint64_t mask = (flags & SH_WRITE) ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);
+  /* already recorded in this epoch: nothing can change */
   for (int i = 0; i < SH_CELLS; i++) {
     c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
-    if ((c[i] & mask) == cur || covered(c[i], cur)) return -1;
+    if (covered(c[i], cur)) return -1;
   }
   for (int i = 0; i < SH_CELLS; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
@@ -176,23 +174,6 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   recheck(t, g, addr, bytes, flags, pc, c, slot);
 }
 
-void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  dc_thread *t = dc_tls;
-  if (dc_unlikely(!t) || dc_unlikely(t->rd.ignore_accesses | t->in_runtime)) return;
-  if (dc_unlikely(is_write ? t->rd.ignore_writes : t->rd.ignore_reads)) return;
-  uint64_t flags = is_write ? SH_WRITE : 0;
-  if (dc_likely((addr & 7) + size <= 8)) {
-    access_one(t, addr, size, flags, pc);
-    return;
-  }
-  if (size == 16 && !(addr & 7)) { /* vector loads and stores: two granules */
-    access_one(t, addr, 8, flags, pc);
-    access_one(t, addr + 8, 8, flags, pc);
-    return;
-  }
-  rd_range(addr, size, is_write, pc);
-}
-
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
  * granule with the bytes touched there), in batches that share one fence
  * between their stores and their second looks (a memset of a page would
@@ -225,6 +206,17 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
   }
+}
+
+void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (dc_unlikely(!t) || dc_unlikely(t->rd.ignore_accesses | t->in_runtime)) return;
+  if (dc_unlikely(is_write ? t->rd.ignore_writes : t->rd.ignore_reads)) return;
+  uint64_t flags = is_write ? SH_WRITE : 0;
+  if (dc_likely((addr & 7) + size <= 8))
+    access_one(t, addr, size, flags, pc);
+  else /* unaligned, and vector loads and stores: granule by granule */
+    range_flags(t, addr, size, flags, pc);
 }
 
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {

@@ -27,13 +27,13 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
                                                                  int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
   if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) && dc_likely(!(addr >> SH_ADDR_BITS))) {
-    sh_granule *g =
+    sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     const rd_thread *r = &t->rd;
-    if (dc_likely(g != 0) &&
+    if (dc_likely(region != 0) &&
         dc_likely(!(t->in_runtime | r->ignore_accesses |
                     (is_write ? r->ignore_writes : r->ignore_reads)))) {
-      g += (addr & ((1ull << SH_REGION_BITS) - 1)) >> 3;
+      sh_granule *g = sh_in_region(region, addr);
       uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
       /* a read is also covered by this thread's write of the same bytes */
       uint64_t mask = is_write ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);

@@ -42,22 +42,20 @@ void sh_reset(uintptr_t addr, uintptr_t size) {
     uintptr_t region_end = (addr | ((1ull << SH_REGION_BITS) - 1)) + 1;
     uintptr_t stop = end < region_end ? end : region_end;
     sh_granule *r = atomic_load(&sh_regions[addr >> SH_REGION_BITS]);
-    /* The shadow of a large block (a big array, most likely swept whole) is
-     * 8x its size: huge pages cut its page faults 512-fold.  Only the 2
-     * MiB-aligned interior, so small neighbours are not inflated; where THP
-     * is off this does nothing. */
-    if (stop - addr >= SH_HUGE_MIN) {
-      if (!r) r = sh_region_map(addr);
-      uintptr_t lo = (uintptr_t)(r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3));
-      uintptr_t hi = lo + (stop - addr) / SH_GRANULE * sizeof(sh_granule);
-      lo = (lo + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-      hi &= ~(uintptr_t)(HUGE - 1);
-      if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    }
+    if (!r && stop - addr >= SH_HUGE_MIN) r = sh_region_map(addr);
     if (r) {
-      sh_granule *g = r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+      sh_granule *g = sh_in_region(r, addr);
       uintptr_t n = (stop - addr + SH_GRANULE - 1) / SH_GRANULE;
       uintptr_t bytes = n * sizeof(sh_granule);
+      /* The shadow of a large block (a big array, most likely swept whole)
+       * is 8x its size: huge pages cut its page faults 512-fold.  Only the
+       * 2 MiB-aligned interior, so small neighbours are not inflated; where
+       * THP is off this does nothing. */
+      if (stop - addr >= SH_HUGE_MIN) {
+        uintptr_t lo = ((uintptr_t)g + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+        uintptr_t hi = (uintptr_t)(g + (stop - addr) / SH_GRANULE) & ~(uintptr_t)(HUGE - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+      }
       if (bytes >= (1u << 20)) {
         /* whole pages go back to the kernel (they read as zero again) */
         uintptr_t lo = ((uintptr_t)g + 4095) & ~(uintptr_t)4095;

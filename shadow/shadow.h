@@ -86,12 +86,17 @@ static inline unsigned sh_size(uint64_t w) { return (unsigned)__builtin_popcount
 extern _Atomic(sh_granule *) sh_regions[SH_REGIONS];
 sh_granule *sh_region_map(uintptr_t addr); /* slow path: reserve a region */
 
+/* The granule of addr in its region's shadow r. */
+static inline sh_granule *sh_in_region(sh_granule *r, uintptr_t addr) {
+  return r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+}
+
 /* The granule of addr, or 0 for addresses the shadow does not cover. */
 static inline sh_granule *sh_granule_of(uintptr_t addr) {
   if (__builtin_expect(addr >> SH_ADDR_BITS, 0)) return 0;
   sh_granule *r = atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
   if (__builtin_expect(!r, 0)) r = sh_region_map(addr);
-  return r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+  return sh_in_region(r, addr);
 }
 
 /* Forget the history of [addr, addr+size): fresh memory (malloc, mmap). */
