@@ -20,6 +20,8 @@ the use.  Exit 0 when everything holds, 1 with the reason otherwise.
 racedet/capture.c; --cflags adds compiler flags, -fno-omit-frame-pointer for
 stackwalk): every report must then say so (JSON "capture", the text's note),
 and EXPECT-CREATION is not checked under stackwalk (no thread ancestry).
+--repeat N runs the built program N times, each checked (scheduling-dependent
+bugs).
 """
 import argparse
 import json
@@ -107,6 +109,51 @@ def check_report(rep, exp):
     return why
 
 
+def run_once(a, exp, tmp, exe, bindir, run):
+    """One run of exe under dacce-race, checked; exits 1 with the reason."""
+    js = os.path.join(tmp, f"reports{run}.jsonl")
+    capture = [f"--capture={a.capture}"] if a.capture else []
+    r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + capture + ["--", exe],
+                       capture_output=True, text=True, timeout=300)
+    reports = []
+    if os.path.exists(js):
+        with open(js) as f:
+            reports = [json.loads(line) for line in f if line.strip()]
+    kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
+    fail = []
+    if a.capture:
+        if any(rep.get("capture") != a.capture for rep in reports):
+            fail.append(f"a report does not say capture={a.capture}: "
+                        f"{[rep.get('capture') for rep in reports]}")
+        if reports and f"[capture={a.capture}: an ablation" not in r.stderr:
+            fail.append("the text reports do not name the ablation mode")
+    if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
+        fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
+    if kind == "clean":
+        if r.returncode != 0 or reports:
+            fail.append(f"expected clean, got exit {r.returncode} and {len(reports)} reports")
+    else:
+        if r.returncode != 66:
+            fail.append(f"exit status {r.returncode}, expected 66")
+        matching = [rep for rep in reports if rep.get("kind") == kind]
+        if not matching:
+            fail.append(f"no {kind} report among {[x.get('kind') for x in reports]}")
+        else:
+            whys = [check_report(rep, exp) for rep in matching]
+            if not any(not w for w in whys):
+                fail.append("no report matches all expectations; closest: " +
+                            "; ".join(min(whys, key=len)))
+    if fail or run == a.repeat - 1:
+        print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}{' ' + a.cflags if a.cflags else ''}"
+          f"{' capture=' + a.capture if a.capture else ''}]: {len(reports)} reports, "
+          f"exit {r.returncode}")
+    if fail:
+        print("\n".join("FAIL: " + x for x in fail))
+        print("--- dacce-race stderr (tail) ---")
+        print(r.stderr[-4000:])
+        sys.exit(1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -115,6 +162,8 @@ def main():
     ap.add_argument("--opt", default="O1")
     ap.add_argument("--capture", help="runtime option capture (stackwalk, cct)")
     ap.add_argument("--cflags", default="", help="extra compiler flags")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run (and check) the program this many times: a stress test")
     a = ap.parse_args()
     exp = expectations(a.src)
     if a.capture == "stackwalk":
@@ -135,46 +184,8 @@ def main():
         if b.returncode:
             print(b.stdout + b.stderr)
             sys.exit("build failed")
-        js = os.path.join(tmp, "reports.jsonl")
-        capture = [f"--capture={a.capture}"] if a.capture else []
-        r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + capture + ["--", exe],
-                           capture_output=True, text=True, timeout=300)
-        reports = []
-        if os.path.exists(js):
-            with open(js) as f:
-                reports = [json.loads(line) for line in f if line.strip()]
-        kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
-        fail = []
-        if a.capture:
-            if any(rep.get("capture") != a.capture for rep in reports):
-                fail.append(f"a report does not say capture={a.capture}: "
-                            f"{[rep.get('capture') for rep in reports]}")
-            if reports and f"[capture={a.capture}: an ablation" not in r.stderr:
-                fail.append("the text reports do not name the ablation mode")
-        if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
-            fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
-        if kind == "clean":
-            if r.returncode != 0 or reports:
-                fail.append(f"expected clean, got exit {r.returncode} and {len(reports)} reports")
-        else:
-            if r.returncode != 66:
-                fail.append(f"exit status {r.returncode}, expected 66")
-            matching = [rep for rep in reports if rep.get("kind") == kind]
-            if not matching:
-                fail.append(f"no {kind} report among {[x.get('kind') for x in reports]}")
-            else:
-                whys = [check_report(rep, exp) for rep in matching]
-                if not any(not w for w in whys):
-                    fail.append("no report matches all expectations; closest: " +
-                                "; ".join(min(whys, key=len)))
-        print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}{' ' + a.cflags if a.cflags else ''}"
-              f"{' capture=' + a.capture if a.capture else ''}]: {len(reports)} reports, "
-              f"exit {r.returncode}")
-        if fail:
-            print("\n".join("FAIL: " + x for x in fail))
-            print("--- dacce-race stderr (tail) ---")
-            print(r.stderr[-4000:])
-            sys.exit(1)
+        for run in range(a.repeat):
+            run_once(a, exp, tmp, exe, bindir, run)
         print("PASS")
 
 
