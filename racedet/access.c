@@ -116,31 +116,51 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
                               uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
   uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
-  /* already recorded in this epoch: nothing can change */
+  /* already recorded in this epoch: nothing can change.  Plane B only when
+   * its bit says it may hold something (shadow.h) */
+  int n = SH_CELLS_A;
+  for (int i = SH_CELLS_A; i < SH_CELLS; i++) c[i] = 0;
   for (int i = 0; i < SH_CELLS; i++) {
-    c[i] = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
+    if (i == SH_CELLS_A) {
+      if (!sh_b_used(g)) break;
+      n = SH_CELLS;
+    }
+    c[i] = atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed);
     if (covered(c[i], cur)) return -1;
   }
-  for (int i = 0; i < SH_CELLS; i++)
-    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, &g->c[i], c[i]);
-  /* prefer a subsumed cell; among empty ones start at a per-thread index,
-   * so that two threads storing at the same moment take different cells */
+  for (int i = 0; i < n; i++)
+    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, sh_cell_at(g, i), c[i]);
+  uint64_t w1 = make_w1(t, pc);
+  /* The same instruction in the same context, thread and epoch, on bytes
+   * next to a cell's (a loop over an array of ints): widen that cell.
+   * Nothing is lost: a later access that races with either races with the
+   * union, and the report names the same instruction and context. */
+  for (int i = 0; i < n; i++)
+    if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
+        atomic_load_explicit(&sh_cell_at(g, i)->w1, memory_order_relaxed) == w1) {
+      atomic_store_explicit(&sh_cell_at(g, i)->w0, c[i] | (cur & 0xff), memory_order_relaxed);
+      return i;
+    }
+  /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
+   * and in each plane start at a per-thread index, so that two threads
+   * storing at the same moment take different cells */
   int slot = -1;
   for (int k = 0; k < SH_CELLS; k++) {
-    int i = (int)((r->tid + (unsigned)k) & (SH_CELLS - 1));
+    int i = (k & ~1) | (int)((r->tid + (unsigned)k) & 1);
     if (c[i] && subsumed(r, c[i], cur)) {
       if (slot < 0 || !c[slot])
         slot = i;
       else /* a second subsumed cell is dead weight */
-        atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+        atomic_store_explicit(&sh_cell_at(g, i)->w0, 0, memory_order_relaxed);
     } else if (!c[i] && slot < 0) {
       slot = i;
     }
   }
   if (slot < 0) slot = victim(r, c, addr, pc);
-  uint64_t w1 = make_w1(t, pc);
-  atomic_store_explicit(&g->c[slot].w1, w1, memory_order_relaxed);
-  atomic_store_explicit(&g->c[slot].w0,
+  if (slot >= SH_CELLS_A) sh_b_mark(g);
+  sh_cell *cell = sh_cell_at(g, slot);
+  atomic_store_explicit(&cell->w1, w1, memory_order_relaxed);
+  atomic_store_explicit(&cell->w0,
                         sh_make(bytes, flags, r->tid, r->epoch, w1),
                         memory_order_relaxed);
   return slot;
@@ -155,10 +175,11 @@ static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned
   rd_thread *r = &t->rd;
   uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
   for (int i = 0; i < SH_CELLS; i++) {
+    if (i == SH_CELLS_A && !sh_b_used(g)) break;
     if (i == slot) continue;
-    uint64_t now = atomic_load_explicit(&g->c[i].w0, memory_order_relaxed);
+    uint64_t now = atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed);
     if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
-      race(t, addr, cur, pc, &g->c[i], now);
+      race(t, addr, cur, pc, sh_cell_at(g, i), now);
   }
 }
 

@@ -22,7 +22,8 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded the same bytes and kind in this epoch (the common case in loops);
  * everything else goes to rd_access.  One TLS load, one region-table load,
- * four cell loads, no call. */
+ * two cell loads (plane A: a covering cell in plane B is found by
+ * rd_access), no call. */
 static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
                                                                  int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
@@ -37,7 +38,7 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
       uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
       /* a read is also covered by this thread's write of the same bytes */
       uint64_t mask = is_write ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);
-      for (int i = 0; i < SH_CELLS; i++)
+      for (int i = 0; i < SH_CELLS_A; i++)
         if ((atomic_load_explicit(&g->c[i].w0, memory_order_relaxed) & mask) == cur) return;
     }
   }

@@ -12,7 +12,12 @@ DC_NOINLINE sh_granule *sh_region_map(uintptr_t addr) {
   uintptr_t idx = addr >> SH_REGION_BITS;
   sh_granule *r = atomic_load(&sh_regions[idx]);
   if (r) return r;
-  sh_granule *fresh = dc_mmap(SH_REGION_SHADOW);
+  /* aligned to SH_PLANE (sh_b_word): reserve a plane more, trim the ends */
+  char *raw = dc_mmap(SH_REGION_SHADOW + SH_PLANE);
+  char *al = (char *)(((uintptr_t)raw + SH_PLANE - 1) & ~(uintptr_t)(SH_PLANE - 1));
+  if (al > raw) dc_munmap(raw, (size_t)(al - raw));
+  dc_munmap(al + SH_REGION_SHADOW, (size_t)(raw + SH_PLANE - al));
+  sh_granule *fresh = (sh_granule *)al;
   if (atomic_compare_exchange_strong(&sh_regions[idx], &r, fresh)) {
     atomic_fetch_add(&n_mapped, 1);
     return fresh;
@@ -27,13 +32,77 @@ uint64_t sh_regions_mapped(void) { return atomic_load(&n_mapped); }
  * from the kernel's zero page, and storing zeros there would commit it (a
  * malloc'd block's shadow would cost memory before any access). */
 static void clear(sh_granule *g) {
-  for (int i = 0; i < SH_CELLS; i++)
+  for (int i = 0; i < SH_CELLS_A; i++)
     if (atomic_load_explicit(&g->c[i].w0, memory_order_relaxed))
       atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
 }
 
+/* Plane B of granules [i, n) from g (plane A): only where the bitmap says
+ * it may hold something; then the bits go. */
+static void clear_b_words(sh_granule *g, uintptr_t i, uintptr_t n) {
+  while (i < n) {
+    uint64_t bit;
+    _Atomic uint64_t *w = sh_b_word(g + i, &bit);
+    unsigned first = (unsigned)__builtin_ctzll(bit);
+    uintptr_t k = 64 - first < n - i ? 64 - first : n - i; /* granules in this word */
+    uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << first;
+    uint64_t have = atomic_load_explicit(w, memory_order_relaxed) & mask;
+    if (have) {
+      for (uintptr_t j = 0; j < k; j++)
+        if (have & (bit << j)) clear((sh_granule *)((char *)(g + i + j) + SH_PLANE));
+      atomic_fetch_and_explicit(w, ~mask, memory_order_relaxed);
+    }
+    i += k;
+  }
+}
+
+/* A bitmap page covers this many granules; their plane B is 1 MiB. */
+#define B_PAGE_GRANULES ((uintptr_t)4096 * 8)
+
+static void clear_b(sh_granule *g, uintptr_t n) {
+  /* whole bitmap pages, and the plane B they cover, go back to the kernel
+   * (reading them would commit them) */
+  uintptr_t base = (uintptr_t)g & ~(uintptr_t)(SH_PLANE - 1);
+  uintptr_t first = ((uintptr_t)g - base) / sizeof(sh_granule);
+  uintptr_t lo = (first + B_PAGE_GRANULES - 1) / B_PAGE_GRANULES * B_PAGE_GRANULES;
+  uintptr_t hi = (first + n) / B_PAGE_GRANULES * B_PAGE_GRANULES;
+  if (hi <= lo) {
+    clear_b_words(g, 0, n);
+    return;
+  }
+  clear_b_words(g, 0, lo - first);
+  madvise((void *)(base + SH_PLANE + lo * sizeof(sh_granule)), (hi - lo) * sizeof(sh_granule),
+          MADV_DONTNEED);
+  madvise((void *)(base + 2 * SH_PLANE + lo / 8), (hi - lo) / 8, MADV_DONTNEED);
+  clear_b_words(g, hi - first, n);
+}
+
 #define HUGE ((uintptr_t)2 << 20)
-#define SH_HUGE_MIN ((uintptr_t)1 << 20) /* application bytes: 8 MiB of shadow */
+#define SH_HUGE_MIN ((uintptr_t)1 << 20) /* application bytes: 4 MiB of plane A */
+#define SH_DROP_MIN ((uintptr_t)128 << 10) /* application bytes: 512 KiB per plane */
+
+/* Reset plane A of n granules from g. */
+static void reset_a(sh_granule *g, uintptr_t n, int huge) {
+  /* The plane A shadow of a large block (a big array, most likely swept
+   * whole) is 4x its size: huge pages cut its page faults 512-fold.  Only the
+   * 2 MiB-aligned interior, so small neighbours are not inflated; where THP is
+   * off this does nothing.  Not plane B: one cell there would commit 2 MiB. */
+  if (huge) {
+    uintptr_t lo = ((uintptr_t)g + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+    uintptr_t hi = (uintptr_t)(g + n) & ~(uintptr_t)(HUGE - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  }
+  if (n * SH_GRANULE >= SH_DROP_MIN) {
+    /* whole pages go back to the kernel (they read as zero again) */
+    uintptr_t lo = ((uintptr_t)g + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)(g + n)) & ~(uintptr_t)4095;
+    for (sh_granule *p = g; (uintptr_t)p < lo; p++) clear(p);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    for (sh_granule *p = (sh_granule *)hi; p < g + n; p++) clear(p);
+  } else {
+    for (uintptr_t i = 0; i < n; i++) clear(&g[i]);
+  }
+}
 
 void sh_reset(uintptr_t addr, uintptr_t size) {
   uintptr_t end = addr + size;
@@ -46,26 +115,8 @@ void sh_reset(uintptr_t addr, uintptr_t size) {
     if (r) {
       sh_granule *g = sh_in_region(r, addr);
       uintptr_t n = (stop - addr + SH_GRANULE - 1) / SH_GRANULE;
-      uintptr_t bytes = n * sizeof(sh_granule);
-      /* The shadow of a large block (a big array, most likely swept whole)
-       * is 8x its size: huge pages cut its page faults 512-fold.  Only the
-       * 2 MiB-aligned interior, so small neighbours are not inflated; where
-       * THP is off this does nothing. */
-      if (stop - addr >= SH_HUGE_MIN) {
-        uintptr_t lo = ((uintptr_t)g + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-        uintptr_t hi = (uintptr_t)(g + (stop - addr) / SH_GRANULE) & ~(uintptr_t)(HUGE - 1);
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-      }
-      if (bytes >= (1u << 20)) {
-        /* whole pages go back to the kernel (they read as zero again) */
-        uintptr_t lo = ((uintptr_t)g + 4095) & ~(uintptr_t)4095;
-        uintptr_t hi = ((uintptr_t)(g + n)) & ~(uintptr_t)4095;
-        for (sh_granule *p = g; (uintptr_t)p < lo; p++) clear(p);
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-        for (sh_granule *p = (sh_granule *)hi; p < g + n; p++) clear(p);
-      } else {
-        for (uintptr_t i = 0; i < n; i++) clear(&g[i]);
-      }
+      reset_a(g, n, stop - addr >= SH_HUGE_MIN);
+      clear_b(g, n);
     }
     addr = stop;
   }

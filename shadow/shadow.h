@@ -10,8 +10,17 @@
  * each one access with its bytes (as ThreadSanitizer keeps four).  One
  * write cell per granule is not enough: adjacent small fields written by one
  * thread would overwrite each other's history and hide races on them.
- * Shadow-to-application ratio: 64 / 8 = 8x, on touched pages only (clang's
- * TSan keeps 4-byte cells, 2x, but no context per access; see docs).
+ *
+ * Planes: a granule's cells 0-1 and its cells 2-3 live in two planes, the
+ * first two quarters of the region's shadow (SH_PLANE apart); a bitmap after
+ * them has a bit per granule, set when its plane-B cells may hold something.
+ * Most memory is only ever touched by one or two threads, or one or two kinds
+ * of access, at a time: stores prefer plane A, and such granules never commit,
+ * nor even read, plane B (reading untouched anonymous memory commits it on
+ * kernels without the zero page).  So shadow is 32 / 8 = 4x on such memory,
+ * 8x only where more accesses coexist (clang's TSan keeps 4-byte cells, 2x,
+ * but no context per access; see docs).  Regions are aligned to SH_PLANE, so
+ * a granule finds its bit without knowing its region.
  *
  * A cell header (w0) is one 64-bit word, read and written atomically; all
  * happens-before decisions use it alone:
@@ -39,18 +48,24 @@ typedef struct sh_cell {
 } sh_cell;
 
 #define SH_CELLS 4
+#define SH_CELLS_A 2 /* cells in plane A */
+/* A granule's shadow in plane A (cells 0-1); its cells 2-3 are the same
+ * place in plane B, SH_PLANE bytes on (sh_cell). */
 typedef struct sh_granule {
-  sh_cell c[SH_CELLS];
+  sh_cell c[SH_CELLS_A];
 } sh_granule;
 
 _Static_assert(sizeof(sh_cell) == 16, "shadow cell layout");
-_Static_assert(sizeof(sh_granule) == 64, "8x shadow: 64 bytes per 8-byte granule");
+_Static_assert(sizeof(sh_granule) == 32, "32 bytes per 8-byte granule and plane");
+_Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two cells");
 
 #define SH_GRANULE 8u
 #define SH_REGION_BITS 30u
 #define SH_ADDR_BITS 47u
 #define SH_REGIONS (1u << (SH_ADDR_BITS - SH_REGION_BITS))
-#define SH_REGION_SHADOW ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE * sizeof(sh_granule))
+#define SH_PLANE ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE * sizeof(sh_granule))
+#define SH_BITMAP ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE / 8)
+#define SH_REGION_SHADOW (2 * SH_PLANE + SH_BITMAP) /* reserved per region */
 
 #define SH_MASK(w) ((unsigned)(w)&0xffu)
 #define SH_WRITE (1ull << 8)
@@ -79,6 +94,12 @@ static inline int sh_check_ok(uint64_t w0, uint64_t w1) {
 static inline int sh_overlap(uint64_t a, uint64_t b) { return (a & b & 0xffu) != 0; }
 /* Are a's bytes all among b's? */
 static inline int sh_within(uint64_t a, uint64_t b) { return (a & ~b & 0xffu) == 0; }
+/* Are a's bytes one run (as every cell's must be)? */
+static inline int sh_contiguous(uint64_t a) {
+  unsigned m = SH_MASK(a);
+  m >>= __builtin_ctz(m | 0x100u);
+  return (m & (m + 1)) == 0;
+}
 /* first byte and number of bytes (the bytes are contiguous) */
 static inline unsigned sh_off(uint64_t w) { return (unsigned)__builtin_ctz(SH_MASK(w) | 0x100u); }
 static inline unsigned sh_size(uint64_t w) { return (unsigned)__builtin_popcount(SH_MASK(w)); }
@@ -89,6 +110,29 @@ sh_granule *sh_region_map(uintptr_t addr); /* slow path: reserve a region */
 /* The granule of addr in its region's shadow r. */
 static inline sh_granule *sh_in_region(sh_granule *r, uintptr_t addr) {
   return r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
+}
+
+/* Cell i (0..SH_CELLS-1) of granule g. */
+static inline sh_cell *sh_cell_at(sh_granule *g, int i) {
+  return i < SH_CELLS_A ? &g->c[i] : &((sh_granule *)((char *)g + SH_PLANE))->c[i - SH_CELLS_A];
+}
+/* The word of the plane-B bitmap that holds granule g's bit, and the bit. */
+static inline _Atomic uint64_t *sh_b_word(const sh_granule *g, uint64_t *bit) {
+  uintptr_t base = (uintptr_t)g & ~(uintptr_t)(SH_PLANE - 1);
+  uintptr_t idx = ((uintptr_t)g & (SH_PLANE - 1)) / sizeof(sh_granule);
+  *bit = 1ull << (idx & 63);
+  return (_Atomic uint64_t *)(base + 2 * SH_PLANE) + idx / 64;
+}
+/* May g's plane-B cells hold something? */
+static inline int sh_b_used(const sh_granule *g) {
+  uint64_t bit;
+  return (atomic_load_explicit(sh_b_word(g, &bit), memory_order_relaxed) & bit) != 0;
+}
+static inline void sh_b_mark(const sh_granule *g) {
+  uint64_t bit;
+  _Atomic uint64_t *w = sh_b_word(g, &bit);
+  if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+    atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
 }
 
 /* The granule of addr, or 0 for addresses the shadow does not cover. */

@@ -8,6 +8,7 @@
  * threads' history), and repeating it in the same epoch adds nothing. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../../racedet/racedet.h"
 
@@ -21,7 +22,7 @@ static int cells(const void *p, unsigned *bytes, uint64_t *w0) {
   sh_granule *g = sh_granule_of((uintptr_t)p);
   int n = 0;
   for (int i = 0; i < SH_CELLS; i++) {
-    uint64_t w = atomic_load(&g->c[i].w0);
+    uint64_t w = atomic_load(&sh_cell_at(g, i)->w0);
     if (w) n++, *bytes = SH_MASK(w), *w0 = w;
   }
   return n;
@@ -74,6 +75,48 @@ int main(void) {
   /* a freed block: marked freed with its exact bytes */
   rd_free_range((uintptr_t)mem + 80, 6, pc);
   expect_one(mem + 80, 0x3f, SH_WRITE | SH_FREED, "freed bytes");
+
+  /* planes (shadow.h): one thread's accesses stay in plane A */
+  sh_granule *g = sh_granule_of((uintptr_t)mem + 96);
+  rd_access((uintptr_t)mem + 96, 1, 0, pc);
+  rd_access((uintptr_t)mem + 98, 1, 0, pc + 1);
+  CHECK(!sh_b_used(g), "two cells: plane B untouched");
+  /* the same instruction on the next bytes widens its cell */
+  rd_access((uintptr_t)mem + 97, 1, 0, pc);
+  CHECK(!sh_b_used(g), "a widened cell: plane B untouched");
+  unsigned bytes = 0;
+  uint64_t w0 = 0;
+  CHECK(cells(mem + 96, &bytes, &w0) == 2, "widened, not added: %d cells",
+        cells(mem + 96, &bytes, &w0));
+  CHECK(SH_MASK(atomic_load(&sh_cell_at(g, 0)->w0) | atomic_load(&sh_cell_at(g, 1)->w0)) == 0x07,
+        "bytes 0-2 recorded");
+  /* a third distinct access: plane B, and its bit */
+  rd_access((uintptr_t)mem + 100, 1, 0, pc + 2);
+  CHECK(sh_b_used(g), "third cell: plane B marked");
+  CHECK(cells(mem + 96, &bytes, &w0) == 3 && SH_MASK(atomic_load(&sh_cell_at(g, 2)->w0) |
+                                                     atomic_load(&sh_cell_at(g, 3)->w0)) == 0x10,
+        "third cell in plane B");
+  /* fresh memory forgets both planes, and the bit */
+  sh_reset((uintptr_t)mem + 96, 8);
+  CHECK(cells(mem + 96, &bytes, &w0) == 0 && !sh_b_used(g), "reset clears both planes");
+  /* the neighbours of a reset granule keep theirs */
+  expect_one(mem + 80, 0x3f, SH_WRITE | SH_FREED, "neighbour of a reset");
+
+  /* a large reset gives whole bitmap pages and their plane B back, and
+   * clears the edges word by word */
+  size_t big = (size_t)2 << 20;
+  unsigned char *m = mmap(0, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(m != MAP_FAILED, "mmap");
+  size_t at[] = {8, 4096, 300000, 1 << 20, big - 16};
+  for (int i = 0; i < 5; i++)
+    for (int k = 0; k < 3; k++) rd_access((uintptr_t)m + at[i] + k * 2, 1, 0, pc + (uintptr_t)k);
+  int marked = 0;
+  for (int i = 0; i < 5; i++) marked += sh_b_used(sh_granule_of((uintptr_t)m + at[i]));
+  CHECK(marked == 5, "%d of 5 granules with plane B marked", marked);
+  sh_reset((uintptr_t)m + 8, big - 8);
+  for (int i = 0; i < 5; i++)
+    CHECK(cells(m + at[i], &bytes, &w0) == 0 && !sh_b_used(sh_granule_of((uintptr_t)m + at[i])),
+          "large reset, granule at offset %zu", at[i]);
 
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
