@@ -28,9 +28,10 @@ DC_NOINLINE sh_granule *sh_region_map(uintptr_t addr) {
 
 uint64_t sh_regions_mapped(void) { return atomic_load(&n_mapped); }
 
-/* Only cells that hold something are written: shadow never touched reads
- * from the kernel's zero page, and storing zeros there would commit it (a
- * malloc'd block's shadow would cost memory before any access). */
+/* Only cells that hold something are written: storing zeros into shadow
+ * never touched would commit it (a malloc'd block's shadow would cost memory
+ * before any access).  Reading it is free only where the kernel maps its
+ * zero page; hence plane B is read only where its bit is set. */
 static void clear(sh_granule *g) {
   for (int i = 0; i < SH_CELLS_A; i++)
     if (atomic_load_explicit(&g->c[i].w0, memory_order_relaxed))
