@@ -24,7 +24,6 @@ passes (remove the entry), as for run_gcc_tsan.py.
 Exit 0 when everything holds, 1 with the reason otherwise.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -91,32 +90,9 @@ def main():
         if b.returncode:
             print(b.stdout + b.stderr)
             sys.exit("%s: build failed" % tag)
-        js = os.path.join(tmp, "reports.jsonl")
-        r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js, "--", exe],
-                           cwd=tmp, capture_output=True, text=True, timeout=300)
-        reports = []
-        if os.path.exists(js):
-            with open(js) as f:
-                reports = [json.loads(line) for line in f if line.strip()]
-        kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
-        fail = []
-        if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
-            fail.append("stdout lacks %r: %r" % (" ".join(exp["STDOUT"]), r.stdout[-300:]))
-        if kind == "clean":
-            if r.returncode != 0 or reports:
-                fail.append("expected clean, got exit %s and %d reports" % (r.returncode, len(reports)))
-        else:
-            if r.returncode != 66:
-                fail.append("exit status %s, expected 66" % r.returncode)
-            matching = [rep for rep in reports if rep.get("kind") == kind]
-            if not matching:
-                fail.append("no %s report among %s" % (kind, [x.get("kind") for x in reports]))
-            else:
-                whys = [run_case.check_report(rep, exp) + absent_violations(rep, absent)
-                        for rep in matching]
-                if not any(not w for w in whys):
-                    fail.append("no report matches all expectations; closest: " +
-                                "; ".join(min(whys, key=len)))
+        r, reports, fail = run_case.run_and_check(
+            bindir, exe, exp, os.path.join(tmp, "reports.jsonl"), cwd=tmp,
+            extra_why=lambda rep: absent_violations(rep, absent))
         print("%s: %d reports, exit %s" % (tag, len(reports), r.returncode))
         if known:
             reason = known[0]["text"]

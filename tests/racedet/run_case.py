@@ -109,24 +109,18 @@ def check_report(rep, exp):
     return why
 
 
-def run_once(a, exp, tmp, exe, bindir, run):
-    """One run of exe under dacce-race, checked; exits 1 with the reason."""
-    js = os.path.join(tmp, f"reports{run}.jsonl")
-    capture = [f"--capture={a.capture}"] if a.capture else []
-    r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + capture + ["--", exe],
-                       capture_output=True, text=True, timeout=300)
+def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep: []):
+    """Run exe under dacce-race --json js (plus args) and check the expectations
+    exp; extra_why(report) adds reasons a report does not match.  Returns the
+    completed process, the reports and the failures (empty: all hold)."""
+    r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + list(args) +
+                       ["--", exe], cwd=cwd, capture_output=True, text=True, timeout=300)
     reports = []
     if os.path.exists(js):
         with open(js) as f:
             reports = [json.loads(line) for line in f if line.strip()]
     kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
     fail = []
-    if a.capture:
-        if any(rep.get("capture") != a.capture for rep in reports):
-            fail.append(f"a report does not say capture={a.capture}: "
-                        f"{[rep.get('capture') for rep in reports]}")
-        if reports and f"[capture={a.capture}: an ablation" not in r.stderr:
-            fail.append("the text reports do not name the ablation mode")
     if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
         fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
     if kind == "clean":
@@ -139,14 +133,28 @@ def run_once(a, exp, tmp, exe, bindir, run):
         if not matching:
             fail.append(f"no {kind} report among {[x.get('kind') for x in reports]}")
         else:
-            whys = [check_report(rep, exp) for rep in matching]
+            whys = [check_report(rep, exp) + extra_why(rep) for rep in matching]
             if not any(not w for w in whys):
                 fail.append("no report matches all expectations; closest: " +
                             "; ".join(min(whys, key=len)))
+    return r, reports, fail
+
+
+def run_once(a, exp, tmp, exe, bindir, run):
+    """One run of exe under dacce-race, checked; exits 1 with the reason."""
+    capture = [f"--capture={a.capture}"] if a.capture else []
+    r, reports, fail = run_and_check(bindir, exe, exp, os.path.join(tmp, f"reports{run}.jsonl"),
+                                     capture)
+    if a.capture:
+        if any(rep.get("capture") != a.capture for rep in reports):
+            fail.append(f"a report does not say capture={a.capture}: "
+                        f"{[rep.get('capture') for rep in reports]}")
+        if reports and f"[capture={a.capture}: an ablation" not in r.stderr:
+            fail.append("the text reports do not name the ablation mode")
     if fail or run == a.repeat - 1:
         print(f"{os.path.basename(a.src)} [{a.cc} -{a.opt}{' ' + a.cflags if a.cflags else ''}"
-          f"{' capture=' + a.capture if a.capture else ''}]: {len(reports)} reports, "
-          f"exit {r.returncode}")
+              f"{' capture=' + a.capture if a.capture else ''}]: {len(reports)} reports, "
+              f"exit {r.returncode}" + (f" (run {run + 1} of {a.repeat})" if a.repeat > 1 else ""))
     if fail:
         print("\n".join("FAIL: " + x for x in fail))
         print("--- dacce-race stderr (tail) ---")
