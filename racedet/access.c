@@ -6,11 +6,13 @@
  * epoch is not covered by the current thread's clock.  Then it is stored:
  * over a cell it subsumes (same thread and same bytes, or a cell that happens
  * before it, whose bytes it covers, and that is a read or it is a write, so
- * no later access can race with that cell but not with this one), else into
- * an empty cell, else over a cell chosen by a rotating victim (the only place
- * history is lost, as in ThreadSanitizer: more than four concurrent distinct
- * accesses to one granule).  Same thread, same epoch, same bytes and kind:
- * nothing to do, the common case in loops.  No locks. */
+ * no later access can race with that cell but not with this one; such a cell
+ * with other bytes too keeps only those), else into an empty cell, else over
+ * a cell chosen by a rotating victim (the only place history is lost, as in
+ * ThreadSanitizer: more than four concurrent distinct accesses to one
+ * granule).  Same thread and epoch, a cell with these bytes or more and a
+ * kind that covers this one (sh_covers): nothing to do, the common case in
+ * loops.  No locks. */
 #include <sched.h>
 #include <string.h>
 
@@ -55,19 +57,6 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   rd_report_race(&c, &p);
 }
 
-/* Did this thread already record, in this epoch, an access of at least this
- * kind to a superset of these bytes (an 8-byte memcpy over two 4-byte
- * fields, say)?  Then any later access that races with cur races with that
- * cell too, and storing cur would only cost a store. */
-static inline int covered(uint64_t c, uint64_t cur) {
-  if ((c ^ cur) >> 16) return 0; /* another thread or epoch, or empty */
-  if ((c ^ cur) & SH_ATOMIC) return 0;
-  if ((c & (SH_WRITE | SH_FREED)) != (cur & (SH_WRITE | SH_FREED)) &&
-      ((cur & SH_WRITE) || (c & SH_FREED)))
-    return 0; /* a write is covered only by a write; freed marks only by freed marks */
-  return sh_within(cur, c);
-}
-
 /* Does the previous access prev conflict with cur and not happen before it? */
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
   if (!prev) return 0;
@@ -79,14 +68,26 @@ static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
   return SH_EPOCH(prev) > rd_vc_get(&r->vc, SH_TID(prev));
 }
 
-/* Can cell p be overwritten by the current access without losing a race
- * that only p could show? */
-static inline int subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
-  if (!p) return 1;
-  if (!sh_within(p, cur)) return 0;
+/* On the bytes they share, does the current access make cell p redundant:
+ * p happens before it (or is this thread's), and it is at least p's kind?
+ * Then a later access that races with p there races with it too. */
+static inline int dominated(const rd_thread *r, uint64_t p, uint64_t cur) {
   if ((p & SH_WRITE) && !(cur & SH_WRITE)) return 0;
   if ((p & SH_ATOMIC) != (cur & SH_ATOMIC)) return 0;
   return SH_TID(p) == r->tid || SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
+}
+
+/* Can cell p be overwritten by the current access without losing a race
+ * that only p could show? */
+static inline int subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
+  return !p || (sh_within(p, cur) && dominated(r, p, cur));
+}
+
+/* Or only on some of its bytes, leaving one run of others to p?  Freed
+ * marks stay whole. */
+static inline int trimmable(const rd_thread *r, uint64_t p, uint64_t cur) {
+  return sh_overlap(p, cur) && !(p & SH_FREED) && sh_contiguous(p & ~(cur & 0xff)) &&
+         dominated(r, p, cur);
 }
 
 /* All four cells are live and none is subsumed: one must go.  Prefer a cell
@@ -126,7 +127,7 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
       n = SH_CELLS;
     }
     c[i] = atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed);
-    if (covered(c[i], cur)) return -1;
+    if (sh_covers(c[i], cur)) return -1;
   }
   for (int i = 0; i < n; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, sh_cell_at(g, i), c[i]);
@@ -134,8 +135,9 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
   /* The same instruction in the same context, thread and epoch, on bytes
    * next to a cell's (a loop over an array of ints): widen that cell.
    * Nothing is lost: a later access that races with either races with the
-   * union, and the report names the same instruction and context. */
-  for (int i = 0; i < n; i++)
+   * union, and the report names the same instruction and context (known:
+   * pcs too far from their function all look alike). */
+  for (int i = 0; i < n && (w1 >> 32) != RD_DELTA_UNKNOWN; i++)
     if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
         atomic_load_explicit(&sh_cell_at(g, i)->w1, memory_order_relaxed) == w1) {
       atomic_store_explicit(&sh_cell_at(g, i)->w0, c[i] | (cur & 0xff), memory_order_relaxed);
@@ -152,8 +154,15 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
         slot = i;
       else /* a second subsumed cell is dead weight */
         atomic_store_explicit(&sh_cell_at(g, i)->w0, 0, memory_order_relaxed);
-    } else if (!c[i] && slot < 0) {
-      slot = i;
+    } else if (!c[i]) {
+      if (slot < 0) slot = i;
+    } else if (trimmable(r, c[i], cur)) {
+      /* cur subsumes the bytes it shares with c[i]: keep c[i] for the
+       * rest, so that it may be subsumed whole later instead of holding a
+       * cell, and plane B, for bytes that have newer history.  A CAS: the
+       * cell may have been rewritten since we read it */
+      atomic_compare_exchange_strong_explicit(&sh_cell_at(g, i)->w0, &c[i], c[i] & ~(cur & 0xff),
+                                              memory_order_relaxed, memory_order_relaxed);
     }
   }
   if (slot < 0) slot = victim(r, c, addr, pc);
@@ -217,7 +226,11 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       uintptr_t stop = end < gend ? end : gend;
       unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
       sh_granule *g = sh_granule_of(addr);
-      if (g) {
+      /* a copy over memory this thread already recorded in this epoch (a
+       * loop copying a buffer back and forth): plane A says so, no call */
+      uint64_t cur = sh_make(bytes, flags, t->rd.tid, t->rd.epoch, 0);
+      if (g && !sh_covers(atomic_load_explicit(&g->c[0].w0, memory_order_relaxed), cur) &&
+          !sh_covers(atomic_load_explicit(&g->c[1].w0, memory_order_relaxed), cur)) {
         b[n].slot = check_store(t, g, addr, bytes, flags, pc, b[n].c);
         if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].bytes = bytes, n++;
       }

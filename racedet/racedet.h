@@ -20,7 +20,8 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
- * recorded the same bytes and kind in this epoch (the common case in loops);
+ * recorded, in this epoch, these bytes or more with a kind that covers this
+ * access (sh_covers: the common case in loops, also after a memcpy);
  * everything else goes to rd_access.  One TLS load, one region-table load,
  * two cell loads (plane A: a covering cell in plane B is found by
  * rd_access), no call. */
@@ -36,10 +37,8 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
                     (is_write ? r->ignore_writes : r->ignore_reads)))) {
       sh_granule *g = sh_in_region(region, addr);
       uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
-      /* a read is also covered by this thread's write of the same bytes */
-      uint64_t mask = is_write ? ~SH_CHECK_BITS : ~(SH_CHECK_BITS | SH_WRITE);
       for (int i = 0; i < SH_CELLS_A; i++)
-        if ((atomic_load_explicit(&g->c[i].w0, memory_order_relaxed) & mask) == cur) return;
+        if (sh_covers(atomic_load_explicit(&g->c[i].w0, memory_order_relaxed), cur)) return;
     }
   }
   rd_access(addr, size, is_write, pc);

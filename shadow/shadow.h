@@ -100,6 +100,15 @@ static inline int sh_contiguous(uint64_t a) {
   m >>= __builtin_ctz(m | 0x100u);
   return (m & (m + 1)) == 0;
 }
+/* Does cell c already record access cur for the detector's purposes: the
+ * same thread and epoch, a superset of its bytes, the same atomicity, a
+ * write if cur writes (a read is covered by a write too), a freed mark only
+ * for a freed mark?  Then any later access that races with cur races with c
+ * too, and storing cur would only cost a store.  cur carries no checksum. */
+static inline int sh_covers(uint64_t c, uint64_t cur) {
+  uint64_t keep = ~(SH_CHECK_BITS | 0xffull | ((cur & SH_WRITE) ? 0 : SH_WRITE));
+  return !((c ^ cur) & keep) && !(cur & ~c & 0xffu);
+}
 /* first byte and number of bytes (the bytes are contiguous) */
 static inline unsigned sh_off(uint64_t w) { return (unsigned)__builtin_ctz(SH_MASK(w) | 0x100u); }
 static inline unsigned sh_size(uint64_t w) { return (unsigned)__builtin_popcount(SH_MASK(w)); }

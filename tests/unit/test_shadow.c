@@ -41,8 +41,9 @@ static void expect_one(const void *p, unsigned want, uint64_t flags, const char 
 }
 
 int main(void) {
-  dc_cur(); /* this thread's state: accesses are recorded from now on */
-  uintptr_t pc = (uintptr_t)&main;
+  dc_thread *t = dc_cur(); /* this thread's state: accesses are recorded from now on */
+  /* pcs near the context's function, so that each is told apart (make_w1) */
+  uintptr_t pc = dc_node_at(t->node)->pc + 0x100;
 
   /* an unaligned 8-byte write: bytes 1..7 of one granule, byte 0 of the next */
   rd_access((uintptr_t)mem + 1, 8, 1, pc);
@@ -101,6 +102,43 @@ int main(void) {
   CHECK(cells(mem + 96, &bytes, &w0) == 0 && !sh_b_used(g), "reset clears both planes");
   /* the neighbours of a reset granule keep theirs */
   expect_one(mem + 80, 0x3f, SH_WRITE | SH_FREED, "neighbour of a reset");
+
+  /* a write over some of the bytes of an earlier read of this thread's
+   * leaves the read only its other bytes (they still race alone with
+   * another thread's write), and the next write over those drops it: two
+   * cells in the end, not three */
+  g = sh_granule_of((uintptr_t)mem + 104);
+  rd_access((uintptr_t)mem + 104, 8, 0, pc);
+  rd_access((uintptr_t)mem + 104, 4, 1, pc + 1);
+  uint64_t c0 = atomic_load(&sh_cell_at(g, 0)->w0), c1 = atomic_load(&sh_cell_at(g, 1)->w0);
+  CHECK(cells(mem + 104, &bytes, &w0) == 2 && !sh_b_used(g), "read, then write of half");
+  CHECK((SH_MASK(c0) == 0xf0 && !(c0 & SH_WRITE) && SH_MASK(c1) == 0x0f && (c1 & SH_WRITE)) ||
+            (SH_MASK(c1) == 0xf0 && !(c1 & SH_WRITE) && SH_MASK(c0) == 0x0f && (c0 & SH_WRITE)),
+        "the read keeps bytes 4-7, the write has 0-3: %llx %llx", (unsigned long long)c0,
+        (unsigned long long)c1);
+  rd_access((uintptr_t)mem + 108, 4, 1, pc + 2);
+  CHECK(cells(mem + 104, &bytes, &w0) == 2 && !sh_b_used(g), "second half written: %d cells",
+        cells(mem + 104, &bytes, &w0));
+  CHECK(SH_MASK(atomic_load(&sh_cell_at(g, 0)->w0) | atomic_load(&sh_cell_at(g, 1)->w0)) == 0xff &&
+            (atomic_load(&sh_cell_at(g, 0)->w0) & atomic_load(&sh_cell_at(g, 1)->w0) & SH_WRITE),
+        "two writes left: %llx %llx", (unsigned long long)atomic_load(&sh_cell_at(g, 0)->w0),
+        (unsigned long long)atomic_load(&sh_cell_at(g, 1)->w0));
+
+  /* covering: the same thread and epoch, a superset of the bytes, a write
+   * for a write, the same atomicity, freed marks only for freed marks */
+  {
+    uint64_t w = sh_make(0xff, SH_WRITE, 3, 9, 0), rd = sh_make(0x0f, 0, 3, 9, 0);
+    CHECK(sh_covers(w | (0x1full << 11), rd), "a write covers a read of some of its bytes");
+    CHECK(!sh_covers(rd, sh_make(0x0f, SH_WRITE, 3, 9, 0)), "a read does not cover a write");
+    CHECK(!sh_covers(rd, sh_make(0x1f, 0, 3, 9, 0)), "nor more bytes");
+    CHECK(!sh_covers(w, sh_make(0x0f, 0, 3, 10, 0)), "nor another epoch");
+    CHECK(!sh_covers(w, sh_make(0x0f, 0, 4, 9, 0)), "nor another thread");
+    CHECK(!sh_covers(w, sh_make(0x0f, SH_ATOMIC, 3, 9, 0)), "nor an atomic access");
+    CHECK(!sh_covers(w | SH_FREED, rd), "a freed mark covers no access");
+    CHECK(sh_covers(w | SH_FREED, sh_make(0x0f, SH_WRITE | SH_FREED, 3, 9, 0)),
+          "but a freed mark");
+    CHECK(!sh_covers(0, sh_make(0x01, 0, 0, 1, 0)), "an empty cell covers nothing");
+  }
 
   /* a large reset gives whole bitmap pages and their plane B back, and
    * clears the edges word by word */
