@@ -15,7 +15,6 @@
  * different callees, whose sub-paths differ: the callee of the second push is
  * lost.  Option cc_compress=2 reproduces that test (for tests only).
  */
-#include <sched.h>
 #include <string.h>
 
 #include "internal.h"
@@ -40,12 +39,12 @@ static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t pare
     while ((i = dc_index_next(t, h, &pos))) {
       dc_ccnode *c = dc_cc_at(i);
       if (c->id == id && c->edge == edge && c->count == count && c->parent == parent) {
-        if (locked) atomic_store_explicit(&cc_lock, 0, memory_order_release);
+        if (locked) dc_unlock(&cc_lock);
         return i;
       }
     }
     if (locked) break;
-    while (atomic_exchange_explicit(&cc_lock, 1, memory_order_acquire)) sched_yield();
+    dc_lock(&cc_lock);
   }
   uint32_t i = atomic_load_explicit(&dc_ccnodes.n, memory_order_relaxed);
   if (i >= MAX_CCNODES) dc_die("dacce: ccStack node space exhausted (%u nodes)\n", i);
@@ -57,7 +56,7 @@ static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t pare
   c->depth = (parent ? dc_cc_at(parent)->depth : 0) + count;
   atomic_store_explicit(&dc_ccnodes.n, i + 1, memory_order_release);
   dc_index_insert(&cc_index, h, i);
-  atomic_store_explicit(&cc_lock, 0, memory_order_release);
+  dc_unlock(&cc_lock);
   return i;
 }
 

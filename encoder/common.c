@@ -61,7 +61,7 @@ static _Atomic int perm_lock;
 void *dc_perm_alloc(size_t size) {
   static char *cur, *end;
   size = (size + 15) & ~(size_t)15;
-  while (atomic_exchange_explicit(&perm_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&perm_lock);
   if (!cur || (size_t)(end - cur) < size) {
     size_t chunk = size > (1u << 20) ? size : (1u << 20);
     cur = dc_mmap(chunk);
@@ -69,7 +69,7 @@ void *dc_perm_alloc(size_t size) {
   }
   void *p = cur;
   cur += size;
-  atomic_store_explicit(&perm_lock, 0, memory_order_release);
+  dc_unlock(&perm_lock);
   return p;
 }
 
@@ -145,10 +145,10 @@ void *dc_alloc(size_t size) {
   if (size > ((size_t)16 << (DC_NCLASS - 1))) return dc_mmap((size + 4095) & ~(size_t)4095);
   int c = size_class(size);
   size_t csize = (size_t)16 << c;
-  while (atomic_exchange_explicit(&alloc_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&alloc_lock);
   void *p = free_list[c];
   if (p) free_list[c] = *(void **)p;
-  atomic_store_explicit(&alloc_lock, 0, memory_order_release);
+  dc_unlock(&alloc_lock);
   if (p) {
     for (size_t i = 0; i < csize / 8; i++) ((uint64_t *)p)[i] = 0;
     return p;
@@ -163,10 +163,10 @@ void dc_free(void *p, size_t size) {
     return;
   }
   int c = size_class(size);
-  while (atomic_exchange_explicit(&alloc_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&alloc_lock);
   *(void **)p = free_list[c];
   free_list[c] = p;
-  atomic_store_explicit(&alloc_lock, 0, memory_order_release);
+  dc_unlock(&alloc_lock);
 }
 
 /* ------------------------------------------------------------ fork */
@@ -199,11 +199,22 @@ static _Atomic int *lock_at(const lockset *l, unsigned k) {
   return (_Atomic int *)((char *)l->first + (size_t)k * l->stride);
 }
 
+void dc_lock_wait(_Atomic int *l) {
+  for (unsigned n = 0;; n++) {
+    if (!atomic_load_explicit(l, memory_order_relaxed) &&
+        !atomic_exchange_explicit(l, 1, memory_order_acquire))
+      return;
+    if (n < 100)
+      __builtin_ia32_pause();
+    else
+      sched_yield();
+  }
+}
+
 void dc_atfork_prepare(void) {
   for (int i = 0; i < n_locksets; i++) {
     for (unsigned k = 0; k < locksets[i].count; k++) {
-      _Atomic int *l = lock_at(&locksets[i], k);
-      while (atomic_exchange_explicit(l, 1, memory_order_acquire)) sched_yield();
+      dc_lock(lock_at(&locksets[i], k));
     }
     if (locksets[i].inner) locksets[i].inner(1);
   }

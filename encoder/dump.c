@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
@@ -125,7 +124,7 @@ DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *out) {
   enum { MAXF = 4096 };
   static dacce_frame frames[MAXF];
   static _Atomic int busy;
-  while (atomic_exchange(&busy, 1)) sched_yield();
+  dc_lock(&busy);
   int n = dacce_decode(c, frames, MAXF, 1);
   if (n < 0) {
     fprintf(out, "    <inconsistent context: decoder error %d>\n", n);
@@ -142,5 +141,5 @@ DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *out) {
     }
     fputc('\n', out);
   }
-  atomic_store(&busy, 0);
+  dc_unlock(&busy);
 }

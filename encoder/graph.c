@@ -1,7 +1,6 @@
 /* graph.c: the dynamically discovered call graph.  Nodes and edges live in
  * dense never-moving arrays; lock-free lookups, inserts under one lock (new
  * edges are rare: each is created once per run). */
-#include <sched.h>
 
 #include "internal.h"
 
@@ -15,9 +14,9 @@ static _Atomic int graph_lock;
 #define MAX_EDGES (1u << 26)
 
 static void lock(void) {
-  while (atomic_exchange_explicit(&graph_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&graph_lock);
 }
-static void unlock(void) { atomic_store_explicit(&graph_lock, 0, memory_order_release); }
+static void unlock(void) { dc_unlock(&graph_lock); }
 
 void dc_graph_init(void) {
   dc_vec_init(&dc_nodes, sizeof(dc_node), MAX_NODES);

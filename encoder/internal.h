@@ -75,6 +75,14 @@ void *dc_perm_alloc(size_t size);
 void *dc_alloc(size_t size);
 void dc_free(void *p, size_t size);
 uint64_t dc_hash(const void *p, size_t n);
+/* The runtime's locks: an int, 0 free and 1 held, each held for a few dozen
+ * instructions.  A waiter spins a little before it gives its CPU away (with
+ * more threads than CPUs the holder may be the one preempted). */
+void dc_lock_wait(_Atomic int *l);
+static inline void dc_lock(_Atomic int *l) {
+  if (__builtin_expect(atomic_exchange_explicit(l, 1, memory_order_acquire), 0)) dc_lock_wait(l);
+}
+static inline void dc_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
 /* The runtime never calls the memory and string functions the detector
  * intercepts (tests/check_runtime_calls.sh enforces it): these are its own. */
 static inline void dc_memcpy(void *d, const void *s, size_t n) {

@@ -20,7 +20,6 @@
  * by timestamp).  No thread is stopped: each one notices the new pointer at its
  * next event and re-derives its own state (encoder.c, dc_migrate).
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +74,7 @@ void dc_dict_finish(dc_dict *d) {
   for (uint32_t e = 1; e < d->n_edges; e++)
     if (d->code[e] != DC_UNENCODED) d->in_edges[fill[dc_edge_at(e)->callee]++] = e;
   dc_munmap(fill, (size_t)d->n_nodes * 4 + 4);
-  while (atomic_exchange(&finish_lock, 1)) sched_yield();
+  dc_lock(&finish_lock);
   sort_dict = d;
   for (uint32_t n = 0; n < d->n_nodes; n++)
     qsort(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], 4, cmp_code);
@@ -230,7 +229,7 @@ int dc_reencode_now(void) {
   dc_dict_finish(d);
   dc_dict_publish(d);
   atomic_store_explicit(&dc_new_edge_pushes, 0, memory_order_relaxed);
-  atomic_store_explicit(&reencode_lock, 0, memory_order_release);
+  dc_unlock(&reencode_lock);
   return 1;
 }
 

@@ -10,7 +10,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,7 +98,7 @@ static module *module_of(uintptr_t pc) {
   Dl_info info;
   struct link_map *lm = 0;
   if (!pc || !dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return 0;
-  while (atomic_exchange_explicit(&lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&lock);
   module *m = 0;
   for (int i = 0; i < n_modules; i++)
     if (modules[i].bias == lm->l_addr) m = &modules[i];
@@ -108,7 +107,7 @@ static module *module_of(uintptr_t pc) {
     m->bias = lm->l_addr;
     load(m, lm->l_name && *lm->l_name ? lm->l_name : "/proc/self/exe");
   }
-  atomic_store_explicit(&lock, 0, memory_order_release);
+  dc_unlock(&lock);
   return m;
 }
 

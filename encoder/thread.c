@@ -11,7 +11,6 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -77,12 +76,12 @@ static _Atomic int free_lock;
 
 static dc_thread *state_alloc(void) {
   dc_thread *t = 0;
-  while (atomic_exchange_explicit(&free_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&free_lock);
   if (free_states) {
     t = free_states;
     free_states = t->next_free;
   }
-  atomic_store_explicit(&free_lock, 0, memory_order_release);
+  dc_unlock(&free_lock);
   if (!t) return dc_mmap(sizeof(dc_thread));
   /* zero it by giving its pages back: its caches are large and mostly cold */
   if (madvise(t, sizeof *t, MADV_DONTNEED)) dc_memset(t, 0, sizeof *t);
@@ -173,10 +172,10 @@ void dc_thread_destroy(dc_thread *t) {
   __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, 0,
                    __ATOMIC_RELEASE);
   dc_munmap(t->frames, (size_t)t->cap * sizeof(dc_frame));
-  while (atomic_exchange_explicit(&free_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&free_lock);
   t->next_free = free_states;
   free_states = t;
-  atomic_store_explicit(&free_lock, 0, memory_order_release);
+  dc_unlock(&free_lock);
 }
 
 /* ------------------------------------------------------------ pthread_create */

@@ -10,7 +10,6 @@
  * same), so a custom mutex does not race with itself.
  * Benign races are remembered as address ranges; a report whose accesses all
  * fall inside one is dropped (report.c asks rd_benign). */
-#include <sched.h>
 #include <stddef.h>
 
 #include "racedet.h"
@@ -98,7 +97,7 @@ static _Atomic uint32_t n_benign;
 static _Atomic int benign_lock;
 
 static void add_benign(uintptr_t addr, uintptr_t size) {
-  while (atomic_exchange_explicit(&benign_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&benign_lock);
   uint32_t n = atomic_load_explicit(&n_benign, memory_order_relaxed);
   int known = 0;
   for (uint32_t i = 0; i < n && !known; i++)
@@ -107,7 +106,7 @@ static void add_benign(uintptr_t addr, uintptr_t size) {
     benigns[n] = (benign){addr, size};
     atomic_store_explicit(&n_benign, n + 1, memory_order_release);
   }
-  atomic_store_explicit(&benign_lock, 0, memory_order_release);
+  dc_unlock(&benign_lock);
 }
 
 int rd_benign(uintptr_t addr, uintptr_t size) {

@@ -27,7 +27,6 @@
  * access pc (the cell's pc), the walk gives its callers.  Robustness: only
  * frames strictly above the current stack pointer and inside the thread's
  * stack, 16-byte aligned, each above the previous, at most 64. */
-#include <sched.h>
 
 #include "racedet.h"
 #include "capture.h"
@@ -36,9 +35,9 @@ extern void *__libc_stack_end;
 
 static _Atomic int cap_lock; /* inserts into the stack table and the tree */
 static void lock(void) {
-  while (atomic_exchange_explicit(&cap_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&cap_lock);
 }
-static void unlock(void) { atomic_store_explicit(&cap_lock, 0, memory_order_release); }
+static void unlock(void) { dc_unlock(&cap_lock); }
 
 const char *rd_capture_name(void) {
   return dc_capture_mode == DC_CAPTURE_STACKWALK ? "stackwalk"

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
-#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -40,10 +39,6 @@ static stripe stripes[NSTRIPES];
 
 static inline uint64_t bhash(uintptr_t a) { return dc_hash(&a, sizeof a); }
 static stripe *stripe_of(uint64_t h) { return &stripes[h & (NSTRIPES - 1)]; }
-static void slock(stripe *s) {
-  while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)) sched_yield();
-}
-static void sunlock(stripe *s) { atomic_store_explicit(&s->lock, 0, memory_order_release); }
 
 static void put_locked(stripe *s, const rd_block *b);
 static void grow(stripe *s) {
@@ -67,7 +62,7 @@ static void put_locked(stripe *s, const rd_block *b) {
 /* remove and return the block at addr */
 static int take(uintptr_t addr, rd_block *out) {
   stripe *s = stripe_of(bhash(addr));
-  slock(s);
+  dc_lock(&s->lock);
   int found = 0;
   if (s->cap) {
     uint32_t i = (uint32_t)(bhash(addr) >> 32) & (s->cap - 1);
@@ -82,7 +77,7 @@ static int take(uintptr_t addr, rd_block *out) {
       i = (i + 1) & (s->cap - 1);
     }
   }
-  sunlock(s);
+  dc_unlock(&s->lock);
   return found;
 }
 
@@ -93,9 +88,9 @@ static uint32_t freed_next;
 static _Atomic int freed_lock;
 
 static void remember_freed(const rd_block *b) {
-  while (atomic_exchange_explicit(&freed_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&freed_lock);
   freed_ring[freed_next++ % FREED_RING] = *b;
-  atomic_store_explicit(&freed_lock, 0, memory_order_release);
+  dc_unlock(&freed_lock);
 }
 
 /* For reports: the block containing addr, live first, then recently freed
@@ -103,19 +98,19 @@ static void remember_freed(const rd_block *b) {
 int rd_heap_find(uintptr_t addr, rd_block *out) {
   for (int k = 0; k < NSTRIPES; k++) {
     stripe *s = &stripes[k];
-    slock(s);
+    dc_lock(&s->lock);
     for (uint32_t i = 0; i < s->cap; i++) {
       const rd_block *b = &s->slots[i];
       if (b->addr > TOMB && addr - b->addr < (b->size ? b->size : 1)) {
         *out = *b;
-        sunlock(s);
+        dc_unlock(&s->lock);
         return 1;
       }
     }
-    sunlock(s);
+    dc_unlock(&s->lock);
   }
   int found = 0;
-  while (atomic_exchange_explicit(&freed_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&freed_lock);
   for (uint32_t k = 1; k <= FREED_RING && k <= freed_next; k++) {
     const rd_block *b = &freed_ring[(freed_next - k) % FREED_RING];
     if (b->addr && addr - b->addr < (b->size ? b->size : 1)) {
@@ -124,7 +119,7 @@ int rd_heap_find(uintptr_t addr, rd_block *out) {
       break;
     }
   }
-  atomic_store_explicit(&freed_lock, 0, memory_order_release);
+  dc_unlock(&freed_lock);
   return found;
 }
 
@@ -136,9 +131,9 @@ static void on_alloc(void *p, size_t size, uintptr_t pc) {
   sh_reset((uintptr_t)p, size);
   rd_block b = {(uintptr_t)p, size, t->rd.tid, rd_ctx_handle(t), pc};
   stripe *s = stripe_of(bhash(b.addr));
-  slock(s);
+  dc_lock(&s->lock);
   put_locked(s, &b);
-  sunlock(s);
+  dc_unlock(&s->lock);
 }
 
 static void on_free(void *p, uintptr_t pc) {

@@ -7,7 +7,6 @@
  * first access afterwards re-interns, normally through a small per-thread
  * cache, so a handle costs a few compares per function invocation that
  * touches memory, and nothing per access. */
-#include <sched.h>
 #include <string.h>
 
 #include "racedet.h"
@@ -47,19 +46,19 @@ static uint32_t intern_lockset(const rd_lockset *k) {
       int eq = c->n == k->n;
       for (uint32_t j = 0; eq && j < k->n; j++) eq = c->a[j] == k->a[j];
       if (eq) {
-        if (locked) atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+        if (locked) dc_unlock(&ctx_lock);
         return i;
       }
     }
     if (locked) break;
-    while (atomic_exchange_explicit(&ctx_lock, 1, memory_order_acquire)) sched_yield();
+    dc_lock(&ctx_lock);
   }
   uint32_t i = atomic_load_explicit(&lock_tab.n, memory_order_relaxed);
   if (i >= (1u << 24)) dc_die("dacce: too many distinct sets of held mutexes\n");
   *(rd_lockset *)dc_vec_at(&lock_tab, i) = *k;
   atomic_store_explicit(&lock_tab.n, i + 1, memory_order_release);
   dc_index_insert(&lock_index, h, i);
-  atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+  dc_unlock(&ctx_lock);
   return i;
 }
 
@@ -80,18 +79,18 @@ static uint32_t intern(const rd_ctxrec *k) {
     uint32_t pos = (uint32_t)(h >> 32), i;
     while ((i = dc_index_next(t, h, &pos)))
       if (rec_eq(dc_vec_at(&ctx_tab, i), k)) {
-        if (locked) atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+        if (locked) dc_unlock(&ctx_lock);
         return i;
       }
     if (locked) break;
-    while (atomic_exchange_explicit(&ctx_lock, 1, memory_order_acquire)) sched_yield();
+    dc_lock(&ctx_lock);
   }
   uint32_t i = atomic_load_explicit(&ctx_tab.n, memory_order_relaxed);
   if (i >= MAX_CTX) dc_die("dacce: too many distinct access contexts\n");
   *(rd_ctxrec *)dc_vec_at(&ctx_tab, i) = *k;
   atomic_store_explicit(&ctx_tab.n, i + 1, memory_order_release);
   dc_index_insert(&ctx_index, h, i);
-  atomic_store_explicit(&ctx_lock, 0, memory_order_release);
+  dc_unlock(&ctx_lock);
   return i;
 }
 

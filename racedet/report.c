@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -452,9 +451,9 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
   if (rd_benign(cur->addr, cur->size) || rd_benign(prev->addr, prev->size)) return;
-  while (atomic_exchange_explicit(&report_lock, 1, memory_order_acquire)) sched_yield();
+  dc_lock(&report_lock);
   if (seen_insert(pair_hash(access_key(cur), access_key(prev)))) {
-    atomic_store_explicit(&report_lock, 0, memory_order_release);
+    dc_unlock(&report_lock);
     return;
   }
   t->in_runtime = 1;
@@ -471,7 +470,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
                             dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t))) ^
                   (r.kind[0] == 'h' ? 0x5555 : 0))) {
     t->in_runtime = 0;
-    atomic_store_explicit(&report_lock, 0, memory_order_release);
+    dc_unlock(&report_lock);
     return;
   }
   locate(&r, cur->addr);
@@ -503,7 +502,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   }
   atomic_fetch_add(&n_reports, 1);
   t->in_runtime = 0;
-  atomic_store_explicit(&report_lock, 0, memory_order_release);
+  dc_unlock(&report_lock);
   if (dc_opt.halt_on_error) {
     dc_printf("==dacce== halt_on_error: exiting after the first report\n");
     fflush(NULL);

@@ -1,7 +1,6 @@
 /* sync.c: synchronisation objects (mutexes, condition variables, atomics'
  * release clocks, annotations) in a hash table keyed by address.  Buckets
  * have their own lock; an object's clock has its own. */
-#include <sched.h>
 
 #include "racedet.h"
 
@@ -12,10 +11,6 @@ typedef struct bucket {
 } bucket;
 static bucket buckets[NBUCKETS];
 
-static inline void spin(_Atomic int *l) {
-  while (atomic_exchange_explicit(l, 1, memory_order_acquire)) sched_yield();
-}
-static inline void unspin(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
 static bucket *bucket_of(uintptr_t addr) {
   return &buckets[(dc_hash(&addr, sizeof addr) >> 20) & (NBUCKETS - 1)];
@@ -37,7 +32,7 @@ static inline int page_may_hold(uintptr_t addr) {
 
 rd_sync *rd_sync_get(uintptr_t addr, int create) {
   bucket *b = bucket_of(addr);
-  spin(&b->lock);
+  dc_lock(&b->lock);
   rd_sync *s = b->head;
   while (s && s->addr != addr) s = s->next;
   if (!s && create) {
@@ -48,22 +43,22 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
     s->next = b->head;
     b->head = s;
   }
-  if (s) spin(&s->lock);
-  unspin(&b->lock);
+  if (s) dc_lock(&s->lock);
+  dc_unlock(&b->lock);
   return s;
 }
 
-void rd_sync_unlock(rd_sync *s) { unspin(&s->lock); }
+void rd_sync_unlock(rd_sync *s) { dc_unlock(&s->lock); }
 
 /* Drop the objects of one bucket whose address lies in [lo, lo + size). */
 static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
   if (!b->head) return;
-  spin(&b->lock);
+  dc_lock(&b->lock);
   for (rd_sync **pp = &b->head; *pp;) {
     rd_sync *s = *pp;
     if (s->addr - lo < size) {
       *pp = s->next;
-      spin(&s->lock);
+      dc_lock(&s->lock);
       rd_vc_free(&s->vc);
       rd_vc_free(&s->rvc);
       dc_free(s, sizeof *s);
@@ -71,7 +66,7 @@ static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
       pp = &s->next;
     }
   }
-  unspin(&b->lock);
+  dc_unlock(&b->lock);
 }
 
 /* Memory is gone (free, munmap): its objects go too, so a later object at
@@ -162,9 +157,9 @@ static void sync_objects_fork(int lock) {
   for (uint32_t i = 0; i < NBUCKETS; i++)
     for (rd_sync *s = buckets[i].head; s; s = s->next) {
       if (lock)
-        spin(&s->lock);
+        dc_lock(&s->lock);
       else
-        unspin(&s->lock);
+        dc_unlock(&s->lock);
     }
 }
 

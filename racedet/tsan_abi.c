@@ -247,13 +247,11 @@ DC_EXPORT _Bool dc_atomic_cmpxchg16(volatile void *p, void *expected, u128 desir
  * up to 16 are lock-free through cmpxchg; others take a striped lock, as
  * libatomic does.  Assembler labels: gcc's builtins of these names differ. */
 static _Atomic int generic_locks[64];
-static void glock(const volatile void *p) {
-  _Atomic int *l = &generic_locks[((uintptr_t)p >> 4) & 63];
-  while (atomic_exchange_explicit(l, 1, memory_order_acquire)) __builtin_ia32_pause();
+static _Atomic int *glock_of(const volatile void *p) {
+  return &generic_locks[((uintptr_t)p >> 4) & 63];
 }
-static void gunlock(const volatile void *p) {
-  atomic_store_explicit(&generic_locks[((uintptr_t)p >> 4) & 63], 0, memory_order_release);
-}
+static void glock(const volatile void *p) { dc_lock(glock_of(p)); }
+static void gunlock(const volatile void *p) { dc_unlock(glock_of(p)); }
 static int lock_free(size_t n, const volatile void *p) {
   return (n == 1 || n == 2 || n == 4 || n == 8 || n == 16) && !((uintptr_t)p & (n - 1));
 }
