@@ -13,7 +13,6 @@
  * granule).  Same thread and epoch, a cell with these bytes or more and a
  * kind that covers this one (sh_covers): nothing to do, the common case in
  * loops.  No locks. */
-#include <sched.h>
 #include <string.h>
 
 #include "racedet.h"
@@ -109,6 +108,31 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
   return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
 }
 
+/* This access is to go to plane B, cell b, where the inline fast path finds
+ * it only after reading plane A, the plane-B bit and plane B: three cache
+ * lines on every later access of this thread.  If plane A holds a settled
+ * cell (another thread's access that happens before this one: main's
+ * initialisation of data that workers now read), that cell moves to b and
+ * this access takes its place.  The copy lands before the overwrite, so
+ * another thread looking meanwhile sees the settled cell at least once; and
+ * it is made only if the cell did not change since we read it.  Returns the
+ * cell to store into. */
+static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
+  for (int i = 0; i < SH_CELLS_A; i++) {
+    uint64_t p = c[i];
+    if (!p || (p & SH_FREED) || SH_TID(p) == r->tid || SH_EPOCH(p) > rd_vc_get(&r->vc, SH_TID(p)))
+      continue;
+    sh_cell *from = sh_cell_at(g, i), *to = sh_cell_at(g, b);
+    uint64_t w1 = atomic_load_explicit(&from->w1, memory_order_relaxed);
+    if (atomic_load_explicit(&from->w0, memory_order_acquire) != p) continue;
+    atomic_store_explicit(&to->w1, w1, memory_order_relaxed);
+    atomic_store_explicit(&to->w0, p, memory_order_release);
+    c[b] = p;
+    return i;
+  }
+  return b;
+}
+
 /* Check the access against granule g (c: the cells as seen) and store it:
  * returns the cell it went into, or -1 when there was nothing to store.  The
  * store is relaxed: the caller publishes it with a seq_cst store or fence
@@ -166,7 +190,10 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
     }
   }
   if (slot < 0) slot = victim(r, c, addr, pc);
-  if (slot >= SH_CELLS_A) sh_b_mark(g);
+  if (slot >= SH_CELLS_A) {
+    sh_b_mark(g);
+    slot = keep_a_live(r, g, c, slot);
+  }
   sh_cell *cell = sh_cell_at(g, slot);
   atomic_store_explicit(&cell->w1, w1, memory_order_relaxed);
   atomic_store_explicit(&cell->w0,

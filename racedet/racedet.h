@@ -23,8 +23,8 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
  * recorded, in this epoch, these bytes or more with a kind that covers this
  * access (sh_covers: the common case in loops, also after a memcpy);
  * everything else goes to rd_access.  One TLS load, one region-table load,
- * two cell loads (plane A: a covering cell in plane B is found by
- * rd_access), no call. */
+ * two cell loads of plane A; when they do not cover it, the plane-B bit and,
+ * if set, two more; no call. */
 static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
                                                                  int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
@@ -39,6 +39,12 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
       uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
       for (int i = 0; i < SH_CELLS_A; i++)
         if (sh_covers(atomic_load_explicit(&g->c[i].w0, memory_order_relaxed), cur)) return;
+      /* plane B only where its bit is set (shadow.h): two threads that
+       * each read a granule through two loads fill all four cells */
+      if (sh_b_used(g))
+        for (int i = SH_CELLS_A; i < SH_CELLS; i++)
+          if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
+            return;
     }
   }
   rd_access(addr, size, is_write, pc);
