@@ -89,6 +89,13 @@ static inline int trimmable(const rd_thread *r, uint64_t p, uint64_t cur) {
          dominated(r, p, cur);
 }
 
+/* Is p another thread's access that happens before the current one (and
+ * no freed mark): settled history this thread has already seen? */
+static inline int settled(const rd_thread *r, uint64_t p) {
+  unsigned tid = SH_TID(p);
+  return p && !(p & SH_FREED) && tid != r->tid && SH_EPOCH(p) <= rd_vc_get(&r->vc, tid);
+}
+
 /* All four cells are live and none is subsumed: one must go.  Prefer a cell
  * of another thread that happens before the current access: it is settled
  * history that the current thread has already seen, while a concurrent cell is
@@ -99,11 +106,8 @@ static inline int trimmable(const rd_thread *r, uint64_t p, uint64_t cur) {
 static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, uintptr_t pc) {
   int best = -1;
   uint32_t best_epoch = UINT32_MAX;
-  for (int i = 0; i < SH_CELLS; i++) {
-    unsigned tid = SH_TID(c[i]);
-    if (tid == r->tid || (c[i] & SH_FREED) || SH_EPOCH(c[i]) > rd_vc_get(&r->vc, tid)) continue;
-    if (SH_EPOCH(c[i]) < best_epoch) best = i, best_epoch = SH_EPOCH(c[i]);
-  }
+  for (int i = 0; i < SH_CELLS; i++)
+    if (settled(r, c[i]) && SH_EPOCH(c[i]) < best_epoch) best = i, best_epoch = SH_EPOCH(c[i]);
   if (best >= 0) return best;
   return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
 }
@@ -120,8 +124,7 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
 static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
   for (int i = 0; i < SH_CELLS_A; i++) {
     uint64_t p = c[i];
-    if (!p || (p & SH_FREED) || SH_TID(p) == r->tid || SH_EPOCH(p) > rd_vc_get(&r->vc, SH_TID(p)))
-      continue;
+    if (!settled(r, p)) continue;
     sh_cell *from = sh_cell_at(g, i), *to = sh_cell_at(g, b);
     uint64_t w1 = atomic_load_explicit(&from->w1, memory_order_relaxed);
     if (atomic_load_explicit(&from->w0, memory_order_acquire) != p) continue;
