@@ -257,10 +257,8 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
       sh_granule *g = sh_granule_of(addr);
       /* a copy over memory this thread already recorded in this epoch (a
-       * loop copying a buffer back and forth): plane A says so, no call */
-      uint64_t cur = sh_make(bytes, flags, t->rd.tid, t->rd.epoch, 0);
-      if (g && !sh_covers(atomic_load_explicit(&g->c[0].w0, memory_order_relaxed), cur) &&
-          !sh_covers(atomic_load_explicit(&g->c[1].w0, memory_order_relaxed), cur)) {
+       * loop copying a buffer back and forth): the cells say so, no call */
+      if (g && !sh_recorded(g, sh_make(bytes, flags, t->rd.tid, t->rd.epoch, 0))) {
         b[n].slot = check_store(t, g, addr, bytes, flags, pc, b[n].c);
         if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].bytes = bytes, n++;
       }

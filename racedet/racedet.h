@@ -37,14 +37,9 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
                     (is_write ? r->ignore_writes : r->ignore_reads)))) {
       sh_granule *g = sh_in_region(region, addr);
       uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
-      for (int i = 0; i < SH_CELLS_A; i++)
-        if (sh_covers(atomic_load_explicit(&g->c[i].w0, memory_order_relaxed), cur)) return;
-      /* plane B only where its bit is set (shadow.h): two threads that
-       * each read a granule through two loads fill all four cells */
-      if (sh_b_used(g))
-        for (int i = SH_CELLS_A; i < SH_CELLS; i++)
-          if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
-            return;
+      /* plane B too where its bit is set: two threads that each read a
+       * granule through two loads fill all four cells */
+      if (sh_recorded(g, cur)) return;
     }
   }
   rd_access(addr, size, is_write, pc);

@@ -11,7 +11,6 @@ typedef struct bucket {
 } bucket;
 static bucket buckets[NBUCKETS];
 
-
 static bucket *bucket_of(uintptr_t addr) {
   return &buckets[(dc_hash(&addr, sizeof addr) >> 20) & (NBUCKETS - 1)];
 }

@@ -144,6 +144,19 @@ static inline void sh_b_mark(const sh_granule *g) {
     atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
 }
 
+/* Does a cell of granule g already cover access cur (sh_covers)?  Plane A,
+ * then plane B only where its bit is set: the check the inline fast path and
+ * ranges make before the full one. */
+static inline int sh_recorded(sh_granule *g, uint64_t cur) {
+  for (int i = 0; i < SH_CELLS_A; i++)
+    if (sh_covers(atomic_load_explicit(&g->c[i].w0, memory_order_relaxed), cur)) return 1;
+  if (!sh_b_used(g)) return 0;
+  for (int i = SH_CELLS_A; i < SH_CELLS; i++)
+    if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
+      return 1;
+  return 0;
+}
+
 /* The granule of addr, or 0 for addresses the shadow does not cover. */
 static inline sh_granule *sh_granule_of(uintptr_t addr) {
   if (__builtin_expect(addr >> SH_ADDR_BITS, 0)) return 0;
