@@ -222,6 +222,18 @@ static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned
   }
 }
 
+/* The full barrier between our store and our second look (StoreLoad).  On
+ * x86-64 a locked read-modify-write of the stack orders all earlier loads
+ * and stores with all later ones, as mfence does for ordinary memory, at a
+ * fraction of its cost on current cores (Linux's smp_mb does the same). */
+static inline void store_load_fence(void) {
+#if defined(__x86_64__)
+  __asm__ __volatile__("lock orq $0, -8(%%rsp)" ::: "memory", "cc");
+#else
+  atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
                               uintptr_t pc) {
   sh_granule *g = sh_granule_of(addr);
@@ -230,7 +242,7 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
   unsigned bytes = sh_bytes(addr & 7, size);
   int slot = check_store(t, g, addr, bytes, flags, pc, c);
   if (slot < 0) return;
-  atomic_thread_fence(memory_order_seq_cst);
+  store_load_fence();
   recheck(t, g, addr, bytes, flags, pc, c, slot);
 }
 
@@ -265,7 +277,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       addr = stop;
     }
     if (!n) continue;
-    atomic_thread_fence(memory_order_seq_cst);
+    store_load_fence();
     for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
   }
 }

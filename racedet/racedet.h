@@ -24,11 +24,16 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
  * access (sh_covers: the common case in loops, also after a memcpy);
  * everything else goes to rd_access.  One TLS load, one region-table load,
  * two cell loads of plane A; when they do not cover it, the plane-B bit and,
- * if set, two more; no call. */
+ * if set, two more; no call.  An access that spans granules (unaligned
+ * loads, which compression and hashing code does everywhere, and 16-byte
+ * vectors; at most 16 bytes, so three granules) makes the same check on
+ * each piece, as long as it stays in one shadow region. */
 static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
                                                                  int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
-  if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) && dc_likely(!(addr >> SH_ADDR_BITS))) {
+  uintptr_t last = addr + size - 1;
+  if (dc_likely(t != 0) && dc_likely(!(last >> SH_ADDR_BITS)) &&
+      dc_likely(!((addr ^ last) >> SH_REGION_BITS))) {
     sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     const rd_thread *r = &t->rd;
@@ -36,10 +41,21 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
         dc_likely(!(t->in_runtime | r->ignore_accesses |
                     (is_write ? r->ignore_writes : r->ignore_reads)))) {
       sh_granule *g = sh_in_region(region, addr);
-      uint64_t cur = sh_make(sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
+      uint64_t kind = sh_make(0, is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
+      unsigned off = (unsigned)addr & 7;
       /* plane B too where its bit is set: two threads that each read a
        * granule through two loads fill all four cells */
-      if (sh_recorded(g, cur)) return;
+      if (dc_likely(off + size <= 8)) {
+        if (sh_recorded(g, kind | sh_bytes(off, size))) return;
+      } else {
+        unsigned left = size;
+        for (;;) {
+          unsigned n = 8 - off < left ? 8 - off : left;
+          if (!sh_recorded(g, kind | sh_bytes(off, n))) break;
+          if (!(left -= n)) return;
+          g++, off = 0;
+        }
+      }
     }
   }
   rd_access(addr, size, is_write, pc);
