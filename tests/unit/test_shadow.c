@@ -151,6 +151,29 @@ int main(void) {
   int marked = 0;
   for (int i = 0; i < 5; i++) marked += sh_b_used(sh_granule_of((uintptr_t)m + at[i]));
   CHECK(marked == 5, "%d of 5 granules with plane B marked", marked);
+
+  /* a reset that ends where the region ends (one granule past it belongs to
+   * the next region): neither the context of another granule's plane-B
+   * cell (at m + 8) nor whatever is mapped after the region's shadow (a
+   * canary page) may be dropped */
+  {
+    uintptr_t end = ((uintptr_t)m | ((1ull << SH_REGION_BITS) - 1)) + 1, tail = 256 << 10;
+    sh_granule *g8 = sh_granule_of((uintptr_t)m + 8);
+    uint64_t ctx = atomic_load(&sh_cell_at(g8, 2)->w1) | atomic_load(&sh_cell_at(g8, 3)->w1);
+    char *after = (char *)sh_regions[(uintptr_t)m >> SH_REGION_BITS] + SH_REGION_SHADOW;
+    char *canary = mmap(after, 4096, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if ((uintptr_t)m + big > end - tail || canary != after) {
+      printf("region-end reset: skipped (block in the region's tail, or no room for a canary)\n");
+    } else {
+      canary[0] = 0x5a;
+      sh_reset(end - tail, tail);
+      CHECK(ctx && (atomic_load(&sh_cell_at(g8, 2)->w1) | atomic_load(&sh_cell_at(g8, 3)->w1)) == ctx,
+            "region-end reset keeps another granule's plane-B context");
+      CHECK(canary[0] == 0x5a, "region-end reset leaves the next mapping alone");
+    }
+    if (canary != MAP_FAILED) munmap(canary, 4096);
+  }
   sh_reset((uintptr_t)m + 8, big - 8);
   for (int i = 0; i < 5; i++)
     CHECK(cells(m + at[i], &bytes, &w0) == 0 && !sh_b_used(sh_granule_of((uintptr_t)m + at[i])),
