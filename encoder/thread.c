@@ -142,7 +142,7 @@ dc_thread *dc_thread_init_current(void) {
   stack_bounds(t, is_main);
   /* glibc caches the stacks (and static TLS) of finished threads and hands
    * them to new ones: the new thread starts with no history there */
-  if (!is_main && t->stack_hi != UINTPTR_MAX) sh_reset(t->stack_lo, t->stack_hi - t->stack_lo);
+  if (!is_main && t->stack_hi != UINTPTR_MAX) sh_forget(t->stack_lo, t->stack_hi - t->stack_lo);
   rd_thread_start(t);
   t->dict = atomic_load(&dc_cur_dict);
   t->node = DC_ROOT;

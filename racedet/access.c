@@ -307,7 +307,7 @@ void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
    * range may be mapped again for anything, so forget it instead of marking
    * it (no use-after-free reports there, and no false ones). */
   if (size >= RD_FREE_MARK_MAX) {
-    sh_reset(addr, size);
+    sh_forget(addr, size);
     return;
   }
   range_flags(t, addr, size, SH_WRITE | SH_FREED, pc);

@@ -105,20 +105,24 @@ static void reset_a(sh_granule *g, uintptr_t n, int huge) {
   }
 }
 
-void sh_reset(uintptr_t addr, uintptr_t size) {
+/* huge: a new block, whose shadow may get huge pages (reset_a) */
+static void reset(uintptr_t addr, uintptr_t size, int huge) {
   uintptr_t end = addr + size;
   addr &= ~(uintptr_t)(SH_GRANULE - 1);
   while (addr < end && !(addr >> SH_ADDR_BITS)) {
     uintptr_t region_end = (addr | ((1ull << SH_REGION_BITS) - 1)) + 1;
     uintptr_t stop = end < region_end ? end : region_end;
     sh_granule *r = atomic_load(&sh_regions[addr >> SH_REGION_BITS]);
-    if (!r && stop - addr >= SH_HUGE_MIN) r = sh_region_map(addr);
+    if (!r && huge && stop - addr >= SH_HUGE_MIN) r = sh_region_map(addr);
     if (r) {
       sh_granule *g = sh_in_region(r, addr);
       uintptr_t n = (stop - addr + SH_GRANULE - 1) / SH_GRANULE;
-      reset_a(g, n, stop - addr >= SH_HUGE_MIN);
+      reset_a(g, n, huge && stop - addr >= SH_HUGE_MIN);
       clear_b(g, n);
     }
     addr = stop;
   }
 }
+
+void sh_reset(uintptr_t addr, uintptr_t size) { reset(addr, size, 1); }
+void sh_forget(uintptr_t addr, uintptr_t size) { reset(addr, size, 0); }

@@ -165,8 +165,14 @@ static inline sh_granule *sh_granule_of(uintptr_t addr) {
   return sh_in_region(r, addr);
 }
 
-/* Forget the history of [addr, addr+size): fresh memory (malloc, mmap). */
+/* Forget the history of [addr, addr+size): a new block (malloc, mmap),
+ * whose shadow gets huge pages when it is large (a big array, most likely
+ * swept whole). */
 void sh_reset(uintptr_t addr, uintptr_t size);
+/* The same for memory that is not a new block: a thread's stack, of which
+ * only the top is used (a huge page would commit 2 MiB of shadow for a few
+ * KiB of frames, per thread), and freed memory. */
+void sh_forget(uintptr_t addr, uintptr_t size);
 /* Bytes of shadow committed (for statistics). */
 uint64_t sh_regions_mapped(void);
 

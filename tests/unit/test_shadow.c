@@ -179,6 +179,26 @@ int main(void) {
     CHECK(cells(m + at[i], &bytes, &w0) == 0 && !sh_b_used(sh_granule_of((uintptr_t)m + at[i])),
           "large reset, granule at offset %zu", at[i]);
 
+  /* a thread's stack is forgotten without huge pages: its frames touch a
+   * few KiB, whose shadow must stay a few 4 KiB pages, not the 2 MiB huge
+   * page that a new block's shadow of that size gets (the middle of the
+   * block: its shadow is inside the 2 MiB-aligned interior) */
+  {
+    size_t len = (size_t)8 << 20;
+    unsigned char *st = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(st != MAP_FAILED, "mmap");
+    sh_forget((uintptr_t)st, len);
+    rd_access((uintptr_t)st + len / 2, 8, 1, pc);
+    uintptr_t cell = (uintptr_t)sh_granule_of((uintptr_t)st + len / 2);
+    uintptr_t huge = cell & ~(uintptr_t)((2 << 20) - 1);
+    unsigned char vec[512];
+    int resident = 0;
+    if (!mincore((void *)huge, 2 << 20, vec))
+      for (int i = 0; i < 512; i++) resident += vec[i] & 1;
+    CHECK(resident >= 1 && resident < 64, "stack shadow: %d of 512 pages resident", resident);
+    munmap(st, len);
+  }
+
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
