@@ -56,6 +56,12 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   rd_report_race(&c, &p);
 }
 
+/* Does the access recorded in cell p happen before the current thread's
+ * present (its epoch covered by the thread's clock)? */
+static inline int happened_before(const rd_thread *r, uint64_t p) {
+  return SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
+}
+
 /* Does the previous access prev conflict with cur and not happen before it? */
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
   if (!prev) return 0;
@@ -64,7 +70,7 @@ static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
   if (!((prev | cur) & SH_WRITE)) return 0;
   if ((prev & cur & SH_ATOMIC)) return 0;
   if (!sh_overlap(prev, cur)) return 0;
-  return SH_EPOCH(prev) > rd_vc_get(&r->vc, SH_TID(prev));
+  return !happened_before(r, prev);
 }
 
 /* On the bytes they share, does the current access make cell p redundant:
@@ -73,7 +79,7 @@ static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
 static inline int dominated(const rd_thread *r, uint64_t p, uint64_t cur) {
   if ((p & SH_WRITE) && !(cur & SH_WRITE)) return 0;
   if ((p & SH_ATOMIC) != (cur & SH_ATOMIC)) return 0;
-  return SH_TID(p) == r->tid || SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
+  return SH_TID(p) == r->tid || happened_before(r, p);
 }
 
 /* Can cell p be overwritten by the current access without losing a race
@@ -92,8 +98,7 @@ static inline int trimmable(const rd_thread *r, uint64_t p, uint64_t cur) {
 /* Is p another thread's access that happens before the current one (and
  * no freed mark): settled history this thread has already seen? */
 static inline int settled(const rd_thread *r, uint64_t p) {
-  unsigned tid = SH_TID(p);
-  return p && !(p & SH_FREED) && tid != r->tid && SH_EPOCH(p) <= rd_vc_get(&r->vc, tid);
+  return p && !(p & SH_FREED) && SH_TID(p) != r->tid && happened_before(r, p);
 }
 
 /* All four cells are live and none is subsumed: one must go.  Prefer a cell
