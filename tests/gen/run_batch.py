@@ -5,6 +5,7 @@ run both, and compare.
     run_batch.py --build-dir /work/main/build --seeds 0-19 --compilers gcc,clang \\
                  --opts O0,O2 --langs c,c++ [--workdir DIR] [--jobs 2] \\
                  [--verify-every N] [--timeout 60] [--dacce-options OPTS] [--keep]
+                 [--repeat N] [--verbose]
 
 For every (seed, lang, compiler, opt) case:
   (a) native: the plain compiler (gcc/clang, g++/clang++), no sanitizer;
@@ -83,6 +84,36 @@ class Case:
                                     self.comp, self.opt)
 
 
+def dacce_problems(rc1, out1, rc2, out2, err2):
+    """What is wrong with one dacce run against the native run (empty: nothing)."""
+    problems = []
+    if rc1 != 0:
+        problems.append("native exit %s" % ("TIMEOUT" if rc1 is None else rc1))
+    if rc2 != 0:
+        problems.append("dacce exit %s" % ("TIMEOUT" if rc2 is None else rc2))
+    if out1 != out2:
+        problems.append("stdout differs")
+    if "checksum" not in out1:
+        problems.append("no checksum line")
+    m = re.search(r"verified contexts (\d+)\s+mismatches (\d+)", err2)
+    if not m:
+        problems.append("no verification statistics")
+    else:
+        if int(m.group(2)) != 0:
+            problems.append("%s mismatches" % m.group(2))
+        if int(m.group(1)) == 0:
+            problems.append("no contexts verified")
+    if "VERIFY MISMATCH" in err2:
+        problems.append("VERIFY MISMATCH")
+    if "DEPTH CHECK FAILED" in err2:
+        problems.append("DEPTH CHECK FAILED")
+    nraces = len(re.findall(r"WARNING: (?:dacce-race|ThreadSanitizer): data-race", err2))
+    if nraces:
+        # the generated programs are race-free: every report is a false positive
+        problems.append("%d race report%s" % (nraces, "s" if nraces > 1 else ""))
+    return problems
+
+
 def run_case(case, a, srcdir):
     """Returns (ok, line, details, native stdout or None)."""
     d = os.path.join(a.workdir, case.name)
@@ -130,38 +161,19 @@ def run_case(case, a, srcdir):
     rc1, out1, err1, t1 = run(nat_cmd, d, dict(os.environ), a.timeout)
     denv = dict(os.environ)
     denv["DACCE_OPTIONS"] = dopts
-    rc2, out2, err2, t2 = run(dac_cmd, d, denv, a.timeout)
+    for attempt in range(max(1, a.repeat)):
+        rc2, out2, err2, t2 = run(dac_cmd, d, denv, a.timeout)
+        problems = dacce_problems(rc1, out1, rc2, out2, err2)
+        if problems:
+            break
     for fn, text in (("native.out", out1), ("native.err", err1), ("dacce.out", out2),
                      ("dacce.err", err2)):
         with open(os.path.join(d, fn), "w") as fp:
             fp.write(text)
-
-    problems = []
-    if rc1 != 0:
-        problems.append("native exit %s" % ("TIMEOUT" if rc1 is None else rc1))
-    if rc2 != 0:
-        problems.append("dacce exit %s" % ("TIMEOUT" if rc2 is None else rc2))
-    if out1 != out2:
-        problems.append("stdout differs")
-    if "checksum" not in out1:
-        problems.append("no checksum line")
     m = re.search(r"verified contexts (\d+)\s+mismatches (\d+)", err2)
     verified = int(m.group(1)) if m else -1
-    if not m:
-        problems.append("no verification statistics")
-    else:
-        if int(m.group(2)) != 0:
-            problems.append("%s mismatches" % m.group(2))
-        if verified == 0:
-            problems.append("no contexts verified")
-    if "VERIFY MISMATCH" in err2:
-        problems.append("VERIFY MISMATCH")
-    if "DEPTH CHECK FAILED" in err2:
-        problems.append("DEPTH CHECK FAILED")
-    nraces = len(re.findall(r"WARNING: (?:dacce-race|ThreadSanitizer): data-race", err2))
-    if nraces:
-        # the generated programs are race-free: every report is a false positive
-        problems.append("%d race report%s" % (nraces, "s" if nraces > 1 else ""))
+    if problems and a.repeat > 1:
+        problems.append("on run %d of %d" % (attempt + 1, a.repeat))
     timing = "native %.2fs dacce %.2fs" % (t1, t2)
     if not problems:
         if not a.keep:
@@ -202,6 +214,13 @@ def main():
     ap.add_argument("--dacce-options", default="",
                     help="more DACCE_OPTIONS, appended (e.g. reencode_min_pushes=50)")
     ap.add_argument("--keep", action="store_true", help="keep the binaries of passing cases")
+    ap.add_argument("--verbose", action="store_true",
+                    help="print every program's features and every passing case (by default: "
+                         "failures in full, one line per seed otherwise, so a CI log window "
+                         "that shows part of the output still holds every failure)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run each dacce binary up to N times, stopping at the first failing run "
+                         "(to hunt failures that depend on thread timing)")
     a = ap.parse_args()
     a.build_dir = os.path.abspath(a.build_dir)
     if a.workdir is None:
@@ -226,6 +245,7 @@ def main():
 
     t0 = time.time()
     srcdirs = {}
+    described = {}
     for s in seeds:
         for l in langs:
             sd = os.path.join(a.workdir, "src", "seed%d_%s" % (s, "cxx" if l == "c++" else "c"))
@@ -233,7 +253,9 @@ def main():
                 shutil.rmtree(sd)
             g, files = gen_program.write(s, l, sd)
             srcdirs[(s, l)] = sd
-            print("gen  seed %d %-3s: %s" % (s, l, g.describe()), flush=True)
+            described[(s, l)] = "gen  seed %d %-3s: %s" % (s, l, g.describe())
+            if a.verbose:
+                print(described[(s, l)], flush=True)
     cases = [Case(s, l, c, o) for s in seeds for l in langs for c in comps for o in opts]
     print("workdir %s: %d cases, %d jobs" % (a.workdir, len(cases), a.jobs), flush=True)
 
@@ -241,6 +263,8 @@ def main():
     npass = nfail = 0
     native_outs = {}
     failed = []
+    ndone = {}
+    per_seed = len(langs) * len(comps) * len(opts)
 
     def one(case):
         try:
@@ -253,14 +277,21 @@ def main():
             with lock:
                 if nat is not None:
                     native_outs.setdefault((case.seed, case.lang), {})[case.name] = nat
-                print(line, flush=True)
-                if det:
-                    print(det, flush=True)
                 if ok:
                     npass += 1
+                    if a.verbose:
+                        print(line, flush=True)
                 else:
                     nfail += 1
                     failed.append(case.name)
+                    print(line, flush=True)
+                    print(described[(case.seed, case.lang)], flush=True)
+                    if det:
+                        print(det, flush=True)
+                ndone[case.seed] = ndone.get(case.seed, 0) + 1
+                if ndone[case.seed] == per_seed and not a.verbose:
+                    print("seed %d: %d cases done (%d passed, %d failed so far, %.0fs)"
+                          % (case.seed, per_seed, npass, nfail, time.time() - t0), flush=True)
     # the same program must print the same with every compiler and -O level;
     # otherwise the generator produced unspecified or undefined behaviour
     for (seed, lang), outs in sorted(native_outs.items()):
