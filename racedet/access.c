@@ -141,59 +141,81 @@ static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
   return b;
 }
 
-/* Check the access against granule g (c: the cells as seen) and store it:
- * returns the cell it went into, or -1 when there was nothing to store.  The
- * store is relaxed: the caller publishes it with a seq_cst store or fence
- * and then looks again (recheck). */
+/* Check the access against granule g (c: the cells as seen; plane B's as 0
+ * when its bit is clear) and store it: returns the cell it went into, or -1
+ * when there was nothing to store.  The store is relaxed: the caller
+ * publishes it with a seq_cst store or fence and then looks again
+ * (recheck).  This is the slow path of every access that is the first of
+ * its kind on its bytes in this thread's epoch, which after each release is
+ * most of them (a lock per call in SQLite): loops stay unrolled over the
+ * four cells and plane B's address is computed once. */
 static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                               uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
-  uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
+  const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
+  sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
+  c[0] = atomic_load_explicit(&cell[0]->w0, memory_order_relaxed);
+  c[1] = atomic_load_explicit(&cell[1]->w0, memory_order_relaxed);
+  if (sh_covers(c[0], cur) || sh_covers(c[1], cur)) return -1;
   int n = SH_CELLS_A;
-  for (int i = SH_CELLS_A; i < SH_CELLS; i++) c[i] = 0;
-  for (int i = 0; i < SH_CELLS; i++) {
-    if (i == SH_CELLS_A) {
-      if (!sh_b_used(g)) break;
-      n = SH_CELLS;
-    }
-    c[i] = atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed);
-    if (sh_covers(c[i], cur)) return -1;
+  c[2] = c[3] = 0;
+  if (sh_b_used(g)) {
+    c[2] = atomic_load_explicit(&cell[2]->w0, memory_order_relaxed);
+    c[3] = atomic_load_explicit(&cell[3]->w0, memory_order_relaxed);
+    if (sh_covers(c[2], cur) || sh_covers(c[3], cur)) return -1;
+    n = SH_CELLS;
   }
   for (int i = 0; i < n; i++)
-    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, sh_cell_at(g, i), c[i]);
-  uint64_t w1 = make_w1(t, pc);
+    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, cell[i], c[i]);
+  const uint64_t w1 = make_w1(t, pc);
+  /* The most common case here: this thread's own cell in plane A with these
+   * bytes and this kind, from an earlier epoch (the first access after a
+   * release).  The rules below would give it this cell too (it is
+   * subsumed); only their tidying of other cells is skipped. */
+  const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
+  for (int i = 0; i < SH_CELLS_A; i++)
+    if (!((c[i] ^ cur) & same)) {
+      if (atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) != w1)
+        atomic_store_explicit(&cell[i]->w1, w1, memory_order_relaxed);
+      atomic_store_explicit(&cell[i]->w0, sh_make(bytes, flags, r->tid, r->epoch, w1),
+                            memory_order_relaxed);
+      return i;
+    }
   /* The same instruction in the same context, thread and epoch, on bytes
    * next to a cell's (a loop over an array of ints): widen that cell.
    * Nothing is lost: a later access that races with either races with the
    * union, and the report names the same instruction and context (known:
    * pcs too far from their function all look alike). */
-  for (int i = 0; i < n && (w1 >> 32) != RD_DELTA_UNKNOWN; i++)
-    if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
-        atomic_load_explicit(&sh_cell_at(g, i)->w1, memory_order_relaxed) == w1) {
-      atomic_store_explicit(&sh_cell_at(g, i)->w0, c[i] | (cur & 0xff), memory_order_relaxed);
-      return i;
-    }
+  if ((w1 >> 32) != RD_DELTA_UNKNOWN)
+    for (int i = 0; i < n; i++)
+      if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
+          atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) == w1) {
+        atomic_store_explicit(&cell[i]->w0, c[i] | (cur & 0xff), memory_order_relaxed);
+        return i;
+      }
   /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
    * and in each plane start at a per-thread index, so that two threads
    * storing at the same moment take different cells */
   int slot = -1;
+  const int flip = (int)(r->tid & 1);
   for (int k = 0; k < SH_CELLS; k++) {
-    int i = (k & ~1) | (int)((r->tid + (unsigned)k) & 1);
-    if (c[i] && subsumed(r, c[i], cur)) {
+    const int i = k ^ flip;
+    const uint64_t p = c[i];
+    if (!p) {
+      if (slot < 0) slot = i;
+    } else if (subsumed(r, p, cur)) {
       if (slot < 0 || !c[slot])
         slot = i;
       else /* a second subsumed cell is dead weight */
-        atomic_store_explicit(&sh_cell_at(g, i)->w0, 0, memory_order_relaxed);
-    } else if (!c[i]) {
-      if (slot < 0) slot = i;
-    } else if (trimmable(r, c[i], cur)) {
-      /* cur subsumes the bytes it shares with c[i]: keep c[i] for the
-       * rest, so that it may be subsumed whole later instead of holding a
-       * cell, and plane B, for bytes that have newer history.  A CAS: the
-       * cell may have been rewritten since we read it */
-      atomic_compare_exchange_strong_explicit(&sh_cell_at(g, i)->w0, &c[i], c[i] & ~(cur & 0xff),
+        atomic_store_explicit(&cell[i]->w0, 0, memory_order_relaxed);
+    } else if (trimmable(r, p, cur)) {
+      /* cur subsumes the bytes it shares with p: keep p for the rest, so
+       * that it may be subsumed whole later instead of holding a cell, and
+       * plane B, for bytes that have newer history.  A CAS: the cell may
+       * have been rewritten since we read it */
+      atomic_compare_exchange_strong_explicit(&cell[i]->w0, &c[i], p & ~(cur & 0xff),
                                               memory_order_relaxed, memory_order_relaxed);
     }
   }
@@ -202,10 +224,8 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
     sh_b_mark(g);
     slot = keep_a_live(r, g, c, slot);
   }
-  sh_cell *cell = sh_cell_at(g, slot);
-  atomic_store_explicit(&cell->w1, w1, memory_order_relaxed);
-  atomic_store_explicit(&cell->w0,
-                        sh_make(bytes, flags, r->tid, r->epoch, w1),
+  atomic_store_explicit(&cell[slot]->w1, w1, memory_order_relaxed);
+  atomic_store_explicit(&cell[slot]->w0, sh_make(bytes, flags, r->tid, r->epoch, w1),
                         memory_order_relaxed);
   return slot;
 }
@@ -217,13 +237,14 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
 static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                            uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
   rd_thread *r = &t->rd;
-  uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
-  for (int i = 0; i < SH_CELLS; i++) {
-    if (i == SH_CELLS_A && !sh_b_used(g)) break;
+  const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
+  const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
+  for (int i = 0; i < n; i++) {
     if (i == slot) continue;
-    uint64_t now = atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed);
+    sh_cell *cell = sh_cell_at(g, i);
+    uint64_t now = atomic_load_explicit(&cell->w0, memory_order_relaxed);
     if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
-      race(t, addr, cur, pc, sh_cell_at(g, i), now);
+      race(t, addr, cur, pc, cell, now);
   }
 }
 
@@ -266,16 +287,27 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     uint64_t c[SH_CELLS];
   } b[RANGE_BATCH];
   uintptr_t end = addr + size;
+  /* whole granules share one expected cell */
+  const uint64_t whole = sh_make(0xffu, flags, t->rd.tid, t->rd.epoch, 0);
   while (addr < end) {
     int n = 0;
     while (addr < end && n < RANGE_BATCH) {
+      if (!(addr & 7) && end - addr >= 8) {
+        /* a run of whole granules this thread already recorded (a buffer
+         * copied back and forth in one epoch): consecutive shadow, a tight
+         * loop to the first one that is not, up to the region's end */
+        uintptr_t stop = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
+        if (stop > (end & ~(uintptr_t)7)) stop = end & ~(uintptr_t)7;
+        sh_granule *g = sh_granule_of(addr);
+        if (g)
+          while (addr < stop && sh_recorded(g, whole)) g++, addr += 8;
+        if (addr == stop) continue;
+      }
       uintptr_t gend = (addr | 7) + 1;
       uintptr_t stop = end < gend ? end : gend;
       unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
       sh_granule *g = sh_granule_of(addr);
-      /* a copy over memory this thread already recorded in this epoch (a
-       * loop copying a buffer back and forth): the cells say so, no call */
-      if (g && !sh_recorded(g, sh_make(bytes, flags, t->rd.tid, t->rd.epoch, 0))) {
+      if (g) {
         b[n].slot = check_store(t, g, addr, bytes, flags, pc, b[n].c);
         if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].bytes = bytes, n++;
       }
@@ -285,6 +317,17 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     store_load_fence();
     for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
   }
+}
+
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+                       uintptr_t pc) {
+  uint64_t c[SH_CELLS];
+  const unsigned bytes = sh_bytes(addr & 7, size);
+  const uint64_t flags = is_write ? SH_WRITE : 0;
+  int slot = check_store(t, g, addr, bytes, flags, pc, c);
+  if (slot < 0) return;
+  store_load_fence();
+  recheck(t, g, addr, bytes, flags, pc, c, slot);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {

@@ -19,6 +19,10 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
+/* The same for an access within granule g, by thread t, which the caller
+ * found not ignored and not already recorded (rd_access_fast). */
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+                       uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded, in this epoch, these bytes or more with a kind that covers this
  * access (sh_covers: the common case in loops, also after a memcpy);
@@ -46,7 +50,9 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
       /* plane B too where its bit is set: two threads that each read a
        * granule through two loads fill all four cells */
       if (dc_likely(off + size <= 8)) {
-        if (sh_recorded(g, kind | sh_bytes(off, size))) return;
+        if (!sh_recorded(g, kind | sh_bytes(off, size)))
+          rd_access_granule((dc_thread *)t, g, addr, size, is_write, pc);
+        return;
       } else {
         unsigned left = size;
         for (;;) {

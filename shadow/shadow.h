@@ -75,6 +75,7 @@ _Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two
 #define SH_CHECK(w) ((unsigned)((w) >> 11) & 0x1fu)
 #define SH_TID(w) ((unsigned)((w) >> 16) & 0xffffu)
 #define SH_EPOCH(w) ((uint32_t)((w) >> 32))
+#define SH_EPOCH_BITS (0xffffffffull << 32)
 #define SH_MAX_TID 0xffffu
 
 /* the bytes [off, off + size) of a granule, off + size <= 8 */
