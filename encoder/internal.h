@@ -330,6 +330,7 @@ typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
   uint32_t tid;       /* thread slot = serial (< 65536), else detection is off */
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
+  uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   int ignore_accesses, ignore_sync, disabled;
   int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */

@@ -19,49 +19,37 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
-/* The same for an access within granule g, by thread t, which the caller
- * found not ignored and not already recorded (rd_access_fast). */
+/* The same for an access within granule g by thread t, whose plane-A cells
+ * do not cover it (rd_access_fast): plane B, then the full check. */
 void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
                        uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded, in this epoch, these bytes or more with a kind that covers this
- * access (sh_covers: the common case in loops, also after a memcpy);
- * everything else goes to rd_access.  One TLS load, one region-table load,
- * two cell loads of plane A; when they do not cover it, the plane-B bit and,
- * if set, two more; no call.  An access that spans granules (unaligned
- * loads, which compression and hashing code does everywhere, and 16-byte
- * vectors; at most 16 bytes, so three granules) makes the same check on
- * each piece, as long as it stays in one shadow region. */
+ * access (sh_covers: the common case in loops, also after a memcpy).  One
+ * TLS load, one region-table load, the thread's slot and epoch, one or two
+ * cell loads of plane A, no call and no register saved.  Everything else is
+ * a tail call: rd_access_granule when plane A does not cover it (it looks at
+ * plane B where its bit is set, then checks and stores; whether accesses are
+ * ignored is asked only there: a covered access changes nothing anyway),
+ * rd_access for accesses that span granules (unaligned loads, 16-byte
+ * vectors) and threads or memory the runtime does not know yet. */
 static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
                                                                  int is_write, uintptr_t pc) {
   dc_thread *t = dc_tls;
-  uintptr_t last = addr + size - 1;
-  if (dc_likely(t != 0) && dc_likely(!(last >> SH_ADDR_BITS)) &&
-      dc_likely(!((addr ^ last) >> SH_REGION_BITS))) {
+  if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) &&
+      dc_likely(!(addr >> SH_ADDR_BITS))) {
     sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
-    const rd_thread *r = &t->rd;
-    if (dc_likely(region != 0) &&
-        dc_likely(!(t->in_runtime | r->ignore_accesses |
-                    (is_write ? r->ignore_writes : r->ignore_reads)))) {
+    if (dc_likely(region != 0)) {
       sh_granule *g = sh_in_region(region, addr);
-      uint64_t kind = sh_make(0, is_write ? SH_WRITE : 0, r->tid, r->epoch, 0);
-      unsigned off = (unsigned)addr & 7;
-      /* plane B too where its bit is set: two threads that each read a
-       * granule through two loads fill all four cells */
-      if (dc_likely(off + size <= 8)) {
-        if (!sh_recorded(g, kind | sh_bytes(off, size)))
-          rd_access_granule((dc_thread *)t, g, addr, size, is_write, pc);
+      const rd_thread *r = &t->rd;
+      const uint64_t cur = r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
+      if (dc_likely(sh_covers_as(atomic_load_explicit(&g->c[0].w0, memory_order_relaxed), cur,
+                                 is_write)) ||
+          sh_covers_as(atomic_load_explicit(&g->c[1].w0, memory_order_relaxed), cur, is_write))
         return;
-      } else {
-        unsigned left = size;
-        for (;;) {
-          unsigned n = 8 - off < left ? 8 - off : left;
-          if (!sh_recorded(g, kind | sh_bytes(off, n))) break;
-          if (!(left -= n)) return;
-          g++, off = 0;
-        }
-      }
+      rd_access_granule(t, g, addr, size, is_write, pc);
+      return;
     }
   }
   rd_access(addr, size, is_write, pc);

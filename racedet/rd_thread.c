@@ -136,6 +136,7 @@ rd_thread *rd_cur(void) { return &dc_cur()->rd; }
 void rd_tick(rd_thread *r) {
   r->epoch++;
   r->vc.c[r->tid] = r->epoch;
+  r->self = sh_self(r->tid, r->epoch);
 }
 
 /* A thread starts after everything its creator did before pthread_create. */
@@ -159,6 +160,7 @@ void rd_thread_start(dc_thread *t) {
   }
   r->epoch = rd_vc_get(&r->vc, r->tid) + 1;
   r->vc.c[r->tid] = r->epoch;
+  r->self = sh_self(r->tid, r->epoch);
 }
 
 /* The thread's end is released into its pthread_t by encoder/thread.c, which

@@ -82,6 +82,10 @@ _Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two
 static inline unsigned sh_bytes(unsigned off, unsigned size) {
   return ((1u << size) - 1) << off;
 }
+/* a cell's thread and epoch fields, nothing else */
+static inline uint64_t sh_self(unsigned tid, uint32_t epoch) {
+  return ((uint64_t)tid << 16) | ((uint64_t)epoch << 32);
+}
 static inline uint64_t sh_make(unsigned bytes, uint64_t flags, unsigned tid, uint32_t epoch,
                                uint64_t w1) {
   unsigned check = (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 59);
@@ -106,9 +110,12 @@ static inline int sh_contiguous(uint64_t a) {
  * write if cur writes (a read is covered by a write too), a freed mark only
  * for a freed mark?  Then any later access that races with cur races with c
  * too, and storing cur would only cost a store.  cur carries no checksum. */
-static inline int sh_covers(uint64_t c, uint64_t cur) {
-  uint64_t keep = ~(SH_CHECK_BITS | 0xffull | ((cur & SH_WRITE) ? 0 : SH_WRITE));
+static inline int sh_covers_as(uint64_t c, uint64_t cur, int is_write) {
+  uint64_t keep = ~(SH_CHECK_BITS | 0xffull | (is_write ? 0 : SH_WRITE));
   return !((c ^ cur) & keep) && !(cur & ~c & 0xffu);
+}
+static inline int sh_covers(uint64_t c, uint64_t cur) {
+  return sh_covers_as(c, cur, (cur & SH_WRITE) != 0);
 }
 /* first byte and number of bytes (the bytes are contiguous) */
 static inline unsigned sh_off(uint64_t w) { return (unsigned)__builtin_ctz(SH_MASK(w) | 0x100u); }

@@ -16,7 +16,7 @@ DACCE_CC=clang "$B/bin/dacce-cc" -O2 -g "$here/slowpath.c" -o "$w/dacce" -pthrea
 clang -O2 -g -fsanitize=thread "$here/slowpath.c" -o "$w/tsan"
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 printf '%-5s %12s %12s %8s %14s\n' mode "dacce ns" "TSan ns" ratio "dacce instr"
-for m in 0 1 2 3; do
+for m in 0 1 2 3 4; do
   : >"$w/d"; : >"$w/t"
   i=0
   while [ $i -lt "$RUNS" ]; do
