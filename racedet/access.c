@@ -149,7 +149,7 @@ static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
  * its kind on its bytes in this thread's epoch, which after each release is
  * most of them (a lock per call in SQLite): loops stay unrolled over the
  * four cells and plane B's address is computed once. */
-static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+static inline __attribute__((always_inline)) int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                               uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
   const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
@@ -234,7 +234,7 @@ static inline int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsig
  * look and our store, having looked before we stored: look again, after a
  * seq_cst store or fence.  Of two racing threads, the one that stores last
  * sees the other. */
-static inline void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+static inline __attribute__((always_inline)) void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                            uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
   rd_thread *r = &t->rd;
   const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
