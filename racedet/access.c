@@ -149,8 +149,8 @@ static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
  * its kind on its bytes in this thread's epoch, which after each release is
  * most of them (a lock per call in SQLite): loops stay unrolled over the
  * four cells and plane B's address is computed once. */
-static inline __attribute__((always_inline)) int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                              uint64_t flags, uintptr_t pc, uint64_t *c) {
+DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+                          uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;
   const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
   sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
@@ -234,8 +234,8 @@ static inline __attribute__((always_inline)) int check_store(dc_thread *t, sh_gr
  * look and our store, having looked before we stored: look again, after a
  * seq_cst store or fence.  Of two racing threads, the one that stores last
  * sees the other. */
-static inline __attribute__((always_inline)) void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                           uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
+DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+                       uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
   rd_thread *r = &t->rd;
   const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
   const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
@@ -315,12 +315,14 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     }
     if (!n) continue;
     store_load_fence();
-    for (int i = 0; i < n; i++) recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
+    for (int i = 0; i < n; i++)
+      recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
   }
 }
 
 static inline int ignored(const dc_thread *t, int is_write) {
-  return t->rd.ignore_accesses | t->in_runtime | (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
+  return t->rd.ignore_accesses | t->in_runtime |
+         (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 
 void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
@@ -335,7 +337,7 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
    * that read plane A only sent it there on every access: interp 6.5 ->
    * 10 s) */
   if (sh_b_used(g)) {
-    const uint64_t cur = sh_make(bytes, flags, t->rd.tid, t->rd.epoch, 0);
+    const uint64_t cur = t->rd.self | bytes | flags;
     for (int i = SH_CELLS_A; i < SH_CELLS; i++)
       if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
         return;
@@ -358,7 +360,8 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
    * instrumentation): first whether every piece is already recorded, as the
    * inline check asks for one granule (zstd's unaligned MEM_read64 is nearly
    * always that), then granule by granule */
-  sh_granule *g = size <= 16 && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS) ? sh_granule_of(addr) : 0;
+  sh_granule *g = 0;
+  if (size <= 16 && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) g = sh_granule_of(addr);
   if (g) {
     const uint64_t kind = t->rd.self | flags;
     unsigned off = (unsigned)addr & 7, left = size;

@@ -43,7 +43,8 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
     if (dc_likely(region != 0)) {
       sh_granule *g = sh_in_region(region, addr);
       const rd_thread *r = &t->rd;
-      const uint64_t cur = r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
+      const uint64_t cur =
+          r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
       if (dc_likely(sh_covers_as(atomic_load_explicit(&g->c[0].w0, memory_order_relaxed), cur,
                                  is_write)) ||
           sh_covers_as(atomic_load_explicit(&g->c[1].w0, memory_order_relaxed), cur, is_write))
