@@ -34,15 +34,13 @@ static uintptr_t cell_pc(uint64_t w1) {
   return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)(int32_t)delta;
 }
 
-DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
-                         const sh_cell *prev_cell, uint64_t prev_w0) {
-  /* w1 may be mid-update by its writer: accept it only with a matching check */
-  uint64_t w1 = 0;
-  for (int i = 0; i < 4; i++) {
-    w1 = atomic_load_explicit(&prev_cell->w1, memory_order_acquire);
-    if (sh_check_ok(prev_w0, w1)) break;
-    w1 = 0;
-  }
+static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur);
+
+/* Report the race of the current access with the previous one, whose cell
+ * held (prev_w0, w1); w1 = 0 when unknown. */
+DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
+                              uint64_t prev_w0, uint64_t w1) {
+  if (w1 && !sh_check_ok(prev_w0, w1)) w1 = 0;
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->rd.tid, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
@@ -54,6 +52,26 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
                       .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),
                       .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1};
   rd_report_race(&c, &p);
+}
+
+/* The same for a cell read as prev_w0: its w1 is the one the cell holds
+ * with that header, if it still does (cells are stored whole, sh_swap). */
+DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
+                         sh_cell *prev_cell, uint64_t prev_w0) {
+  sh_pair now = sh_load_pair(prev_cell);
+  race_with(t, addr, cur, pc, prev_w0, sh_pair_w0(now) == prev_w0 ? sh_pair_w1(now) : 0);
+}
+
+/* Store (w0, w1) into cell i, which the first look saw as c[i].  When the
+ * cell held something else by then, another thread stored there since we
+ * looked and did not see us: its access is checked here, as the second look
+ * checks the other cells (sh_swap).  The access we displaced is lost from
+ * the shadow as an evicted one is. */
+static inline void publish(dc_thread *t, sh_cell *cell, uint64_t seen, uint64_t w0, uint64_t w1,
+                           uintptr_t addr, uint64_t cur, uintptr_t pc) {
+  sh_pair old = sh_swap(cell, w0, w1, seen);
+  if (dc_unlikely(sh_pair_w0(old) != seen) && conflicts(&t->rd, sh_pair_w0(old), cur))
+    race_with(t, addr, cur, pc, sh_pair_w0(old), sh_pair_w1(old));
 }
 
 /* Does the access recorded in cell p happen before the current thread's
@@ -126,26 +144,34 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
  * another thread looking meanwhile sees the settled cell at least once; and
  * it is made only if the cell did not change since we read it.  Returns the
  * cell to store into. */
-static int keep_a_live(const rd_thread *r, sh_granule *g, uint64_t *c, int b) {
+static int keep_a_live(dc_thread *t, sh_granule *g, uint64_t *c, int b, uintptr_t addr,
+                       uint64_t cur, uintptr_t pc) {
   for (int i = 0; i < SH_CELLS_A; i++) {
     uint64_t p = c[i];
-    if (!settled(r, p)) continue;
-    sh_cell *from = sh_cell_at(g, i), *to = sh_cell_at(g, b);
-    uint64_t w1 = atomic_load_explicit(&from->w1, memory_order_relaxed);
-    if (atomic_load_explicit(&from->w0, memory_order_acquire) != p) continue;
-    atomic_store_explicit(&to->w1, w1, memory_order_relaxed);
-    atomic_store_explicit(&to->w0, p, memory_order_release);
+    if (!settled(&t->rd, p)) continue;
+    sh_pair from = sh_load_pair(sh_cell_at(g, i));
+    if (sh_pair_w0(from) != p) continue;
+    publish(t, sh_cell_at(g, b), c[b], p, sh_pair_w1(from), addr, cur, pc);
     c[b] = p;
     return i;
   }
   return b;
 }
 
+/* Replace a cell's header seen as *seen with w0 (fewer bytes, or empty) if
+ * nobody stored there since.  *seen becomes w0 only when it did, so that a
+ * store that got in between is new to the second look (recheck). */
+static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
+  uint64_t expect = *seen;
+  if (atomic_compare_exchange_strong_explicit(&cell->w0, &expect, w0, memory_order_relaxed,
+                                              memory_order_relaxed))
+    *seen = w0;
+}
+
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
  * when its bit is clear) and store it: returns the cell it went into, or -1
- * when there was nothing to store.  The store is relaxed: the caller
- * publishes it with a seq_cst store or fence and then looks again
- * (recheck).  This is the slow path of every access that is the first of
+ * when there was nothing to store.  The store (publish) is a full barrier;
+ * the caller then looks again at the other cells (recheck).  This is the slow path of every access that is the first of
  * its kind on its bytes in this thread's epoch, which after each release is
  * most of them (a lock per call in SQLite): loops stay unrolled over the
  * four cells and plane B's address is computed once. */
@@ -177,10 +203,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
   for (int i = 0; i < SH_CELLS_A; i++)
     if (!((c[i] ^ cur) & same)) {
-      if (atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) != w1)
-        atomic_store_explicit(&cell[i]->w1, w1, memory_order_relaxed);
-      atomic_store_explicit(&cell[i]->w0, sh_make(bytes, flags, r->tid, r->epoch, w1),
-                            memory_order_relaxed);
+      publish(t, cell[i], c[i], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur, pc);
       return i;
     }
   /* The same instruction in the same context, thread and epoch, on bytes
@@ -192,7 +215,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     for (int i = 0; i < n; i++)
       if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
           atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) == w1) {
-        atomic_store_explicit(&cell[i]->w0, c[i] | (cur & 0xff), memory_order_relaxed);
+        publish(t, cell[i], c[i], c[i] | (cur & 0xff), w1, addr, cur, pc);
         return i;
       }
   /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
@@ -209,31 +232,29 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
       if (slot < 0 || !c[slot])
         slot = i;
       else /* a second subsumed cell is dead weight */
-        atomic_store_explicit(&cell[i]->w0, 0, memory_order_relaxed);
+        clear_if(cell[i], &c[i], 0);
     } else if (trimmable(r, p, cur)) {
       /* cur subsumes the bytes it shares with p: keep p for the rest, so
        * that it may be subsumed whole later instead of holding a cell, and
-       * plane B, for bytes that have newer history.  A CAS: the cell may
-       * have been rewritten since we read it */
-      atomic_compare_exchange_strong_explicit(&cell[i]->w0, &c[i], p & ~(cur & 0xff),
-                                              memory_order_relaxed, memory_order_relaxed);
+       * plane B, for bytes that have newer history */
+      clear_if(cell[i], &c[i], p & ~(cur & 0xff));
     }
   }
   if (slot < 0) slot = victim(r, c, addr, pc);
   if (slot >= SH_CELLS_A) {
     sh_b_mark(g);
-    slot = keep_a_live(r, g, c, slot);
+    slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  atomic_store_explicit(&cell[slot]->w1, w1, memory_order_relaxed);
-  atomic_store_explicit(&cell[slot]->w0, sh_make(bytes, flags, r->tid, r->epoch, w1),
-                        memory_order_relaxed);
+  publish(t, cell[slot], c[slot], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+          pc);
   return slot;
 }
 
 /* Another thread may have stored a conflicting access between our first
- * look and our store, having looked before we stored: look again, after a
- * seq_cst store or fence.  Of two racing threads, the one that stores last
- * sees the other. */
+ * look and our store, having looked before we stored: look again, after
+ * our store (a full barrier, sh_swap).  Of two racing threads, the one that
+ * stores last sees the other: in another cell here, in the same cell as
+ * the access its store displaced (publish). */
 DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                        uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
   rd_thread *r = &t->rd;
@@ -248,75 +269,45 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned byt
   }
 }
 
-/* The full barrier between our store and our second look (StoreLoad).  On
- * x86-64 a locked read-modify-write of the stack orders all earlier loads
- * and stores with all later ones, as mfence does for ordinary memory, at a
- * fraction of its cost on current cores (Linux's smp_mb does the same). */
-static inline void store_load_fence(void) {
-#if defined(__x86_64__)
-  __asm__ __volatile__("lock orq $0, -8(%%rsp)" ::: "memory", "cc");
-#else
-  atomic_thread_fence(memory_order_seq_cst);
-#endif
+/* The whole check of one granule's bytes: first look and store, then the
+ * second look. */
+DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+                             uint64_t flags, uintptr_t pc) {
+  uint64_t c[SH_CELLS];
+  int slot = check_store(t, g, addr, bytes, flags, pc, c);
+  if (slot >= 0) recheck(t, g, addr, bytes, flags, pc, c, slot);
 }
 
 static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
                               uintptr_t pc) {
   sh_granule *g = sh_granule_of(addr);
-  if (dc_unlikely(!g)) return;
-  uint64_t c[SH_CELLS];
-  unsigned bytes = sh_bytes(addr & 7, size);
-  int slot = check_store(t, g, addr, bytes, flags, pc, c);
-  if (slot < 0) return;
-  store_load_fence();
-  recheck(t, g, addr, bytes, flags, pc, c, slot);
+  if (dc_likely(g != 0)) check_granule(t, g, addr, sh_bytes(addr & 7, size), flags, pc);
 }
 
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
- * granule with the bytes touched there), in batches that share one fence
- * between their stores and their second looks (a memset of a page would
- * otherwise pay 512 fences). */
-#define RANGE_BATCH 32
+ * granule with the bytes touched there). */
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
-  struct {
-    sh_granule *g;
-    uintptr_t addr;
-    unsigned bytes;
-    int slot;
-    uint64_t c[SH_CELLS];
-  } b[RANGE_BATCH];
   uintptr_t end = addr + size;
   /* whole granules share one expected cell */
   const uint64_t whole = sh_make(0xffu, flags, t->rd.tid, t->rd.epoch, 0);
   while (addr < end) {
-    int n = 0;
-    while (addr < end && n < RANGE_BATCH) {
-      if (!(addr & 7) && end - addr >= 8) {
-        /* a run of whole granules this thread already recorded (a buffer
-         * copied back and forth in one epoch): consecutive shadow, a tight
-         * loop to the first one that is not, up to the region's end */
-        uintptr_t stop = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
-        if (stop > (end & ~(uintptr_t)7)) stop = end & ~(uintptr_t)7;
-        sh_granule *g = sh_granule_of(addr);
-        if (g)
-          while (addr < stop && sh_recorded(g, whole)) g++, addr += 8;
-        if (addr == stop) continue;
-      }
-      uintptr_t gend = (addr | 7) + 1;
-      uintptr_t stop = end < gend ? end : gend;
-      unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
+    if (!(addr & 7) && end - addr >= 8) {
+      /* a run of whole granules this thread already recorded (a buffer
+       * copied back and forth in one epoch): consecutive shadow, a tight
+       * loop to the first one that is not, up to the region's end */
+      uintptr_t stop = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
+      if (stop > (end & ~(uintptr_t)7)) stop = end & ~(uintptr_t)7;
       sh_granule *g = sh_granule_of(addr);
-      if (g) {
-        b[n].slot = check_store(t, g, addr, bytes, flags, pc, b[n].c);
-        if (b[n].slot >= 0) b[n].g = g, b[n].addr = addr, b[n].bytes = bytes, n++;
-      }
-      addr = stop;
+      if (g)
+        while (addr < stop && sh_recorded(g, whole)) g++, addr += 8;
+      if (addr == stop) continue;
     }
-    if (!n) continue;
-    store_load_fence();
-    for (int i = 0; i < n; i++)
-      recheck(t, b[i].g, b[i].addr, b[i].bytes, flags, pc, b[i].c, b[i].slot);
+    uintptr_t gend = (addr | 7) + 1;
+    uintptr_t stop = end < gend ? end : gend;
+    sh_granule *g = sh_granule_of(addr);
+    if (g) check_granule(t, g, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc);
+    addr = stop;
   }
 }
 
@@ -328,7 +319,6 @@ static inline int ignored(const dc_thread *t, int is_write) {
 void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
                        uintptr_t pc) {
   if (dc_unlikely(ignored(t, is_write))) return;
-  uint64_t c[SH_CELLS];
   const unsigned bytes = sh_bytes(addr & 7, size);
   const uint64_t flags = is_write ? SH_WRITE : 0;
   /* plane B where its bit is set: two threads that each read a granule
@@ -342,10 +332,7 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
       if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
         return;
   }
-  int slot = check_store(t, g, addr, bytes, flags, pc, c);
-  if (slot < 0) return;
-  store_load_fence();
-  recheck(t, g, addr, bytes, flags, pc, c, slot);
+  check_granule(t, g, addr, bytes, flags, pc);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {

@@ -117,6 +117,36 @@ static inline int sh_covers_as(uint64_t c, uint64_t cur, int is_write) {
 static inline int sh_covers(uint64_t c, uint64_t cur) {
   return sh_covers_as(c, cur, (cur & SH_WRITE) != 0);
 }
+/* A cell as one 16-byte value: w0 in the low half, w1 in the high half. */
+typedef unsigned __int128 sh_pair;
+static inline uint64_t sh_pair_w0(sh_pair p) { return (uint64_t)p; }
+static inline uint64_t sh_pair_w1(sh_pair p) { return (uint64_t)(p >> 64); }
+
+/* Store (w0, w1) into cell c as one atomic step and return what the cell
+ * held (lock cmpxchg16b; cells are 16-byte aligned).  seen_w0 is what the
+ * caller read in w0, the first guess at the old value.  Every store of an
+ * access goes through here: two threads that pick the same cell at the
+ * same moment (both saw it empty) cannot both lose the other, because the
+ * later one gets the earlier one's cell back and checks it.  Plain stores
+ * let the later one erase the earlier one unseen.  The locked instruction
+ * is also the full barrier (StoreLoad) between the store and the second
+ * look at the other cells. */
+static inline sh_pair sh_swap(sh_cell *c, uint64_t w0, uint64_t w1, uint64_t seen_w0) {
+  volatile sh_pair *a = (volatile sh_pair *)(void *)c;
+  const sh_pair want = ((sh_pair)w1 << 64) | w0;
+  sh_pair old = ((sh_pair)atomic_load_explicit(&c->w1, memory_order_relaxed) << 64) | seen_w0;
+  for (;;) {
+    sh_pair got = __sync_val_compare_and_swap(a, old, want);
+    if (got == old) return old;
+    old = got;
+  }
+}
+/* Both words of cell c as they were at one moment (cold paths only: it is a
+ * locked instruction). */
+static inline sh_pair sh_load_pair(sh_cell *c) {
+  return __sync_val_compare_and_swap((volatile sh_pair *)(void *)c, (sh_pair)0, (sh_pair)0);
+}
+
 /* first byte and number of bytes (the bytes are contiguous) */
 static inline unsigned sh_off(uint64_t w) { return (unsigned)__builtin_ctz(SH_MASK(w) | 0x100u); }
 static inline unsigned sh_size(uint64_t w) { return (unsigned)__builtin_popcount(SH_MASK(w)); }

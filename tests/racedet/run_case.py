@@ -11,6 +11,9 @@ and check the expectations written in its header comment:
   EXPECT-THREADS: N          at least N threads with a creator in the report
   EXPECT-STDOUT: text        the program's standard output contains text
   EXPECT-MUTEXES: n m        the two accesses held n and m mutexes (either order)
+  EXPECT-EVERY: N name       each of the functions name_0 .. name_<N-1> is the
+                             innermost frame of a stack of some report of the
+                             expected kind (every one of N races was found)
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -109,6 +112,21 @@ def check_report(rep, exp):
     return why
 
 
+def every_missing(reports, n, name):
+    """EXPECT-EVERY: which of name_0 .. name_<n-1> no report has innermost"""
+    seen = set()
+    for rep in reports:
+        for side in ("current", "previous"):
+            fr = rep[side]["frames"]
+            if fr:
+                seen.add(base_name(fr[0].get("function")))
+    missing = [f"{name}_{i}" for i in range(n) if f"{name}_{i}" not in seen]
+    if not missing:
+        return []
+    return [f"{len(missing)} of {n} races not reported: {' '.join(missing[:12])}"
+            f"{' ...' if len(missing) > 12 else ''}"]
+
+
 def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep: []):
     """Run exe under dacce-race --json js (plus args) and check the expectations
     exp; extra_why(report) adds reasons a report does not match.  Returns the
@@ -137,6 +155,8 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
             if not any(not w for w in whys):
                 fail.append("no report matches all expectations; closest: " +
                             "; ".join(min(whys, key=len)))
+        if "EVERY" in exp:
+            fail += every_missing(matching, int(exp["EVERY"][0]), exp["EVERY"][1])
     return r, reports, fail
 
 
