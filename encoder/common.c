@@ -199,6 +199,13 @@ static _Atomic int *lock_at(const lockset *l, unsigned k) {
   return (_Atomic int *)((char *)l->first + (size_t)k * l->stride);
 }
 
+/* The calling thread's state (thread.c makes it), here with the locks that
+ * read it; and the state of every thread past its end: in the runtime for
+ * good. */
+DC_TLS dc_thread *dc_tls;
+void (*_Atomic dc_sig_deliver)(dc_thread *t);
+dc_thread dc_dead_thread = {.in_runtime = 1, .serial = UINT32_MAX};
+
 void dc_lock_wait(_Atomic int *l) {
   for (unsigned n = 0;; n++) {
     if (!atomic_load_explicit(l, memory_order_relaxed) &&
@@ -223,8 +230,7 @@ void dc_atfork_prepare(void) {
 void dc_atfork_release(void) {
   for (int i = n_locksets; i-- > 0;) {
     if (locksets[i].inner) locksets[i].inner(0);
-    for (unsigned k = 0; k < locksets[i].count; k++)
-      atomic_store_explicit(lock_at(&locksets[i], k), 0, memory_order_release);
+    for (unsigned k = 0; k < locksets[i].count; k++) dc_unlock(lock_at(&locksets[i], k));
   }
 }
 

@@ -174,7 +174,7 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t 
 DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t callee,
                                       uintptr_t sp, int cyg) {
   if (dc_capture_mode != DC_CAPTURE_CCT) return;
-  t->in_runtime = 1;
+  dc_enter(t);
   if (t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)) resync_entry(t, sp, cyg);
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (c->cs != cs || c->callee_pc != callee || c->caller != t->cc) {
@@ -194,7 +194,7 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
   t->node = c->callee;
   t->ctx_handle = 0;
   t->calls++;
-  t->in_runtime = 0;
+  dc_leave(t);
 }
 
 /* the call site a frame was entered from */
@@ -213,7 +213,7 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
     capture_entry(t, cs, callee, sp, cyg);
     return;
   }
-  t->in_runtime = 1;
+  dc_enter(t);
   if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
     resync_entry(t, sp, cyg);
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)))
@@ -238,13 +238,13 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   t->calls++;
   if (dc_unlikely((t->calls & DC_SAMPLE_MASK) == 0)) sample(t, e);
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
-  t->in_runtime = 0;
+  dc_leave(t);
 }
 
 DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
-  t->in_runtime = 1;
+  dc_enter(t);
   uint32_t d = t->depth - 1;
   if (dc_unlikely(t->frames[d].sp < sp) && on_own_stack(t, sp)) {
     /* frames below sp are gone; was the exiting one among them? */
@@ -262,7 +262,7 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
     restore_to(t, d);
   }
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
-  t->in_runtime = 0;
+  dc_leave(t);
 }
 
 /* Fast paths: a known thread with nothing pending (no reentrancy, no newer

@@ -22,6 +22,7 @@
 #ifndef DACCE_INTERNAL_H
 #define DACCE_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,14 +76,7 @@ void *dc_perm_alloc(size_t size);
 void *dc_alloc(size_t size);
 void dc_free(void *p, size_t size);
 uint64_t dc_hash(const void *p, size_t n);
-/* The runtime's locks: an int, 0 free and 1 held, each held for a few dozen
- * instructions.  A waiter spins a little before it gives its CPU away (with
- * more threads than CPUs the holder may be the one preempted). */
-void dc_lock_wait(_Atomic int *l);
-static inline void dc_lock(_Atomic int *l) {
-  if (__builtin_expect(atomic_exchange_explicit(l, 1, memory_order_acquire), 0)) dc_lock_wait(l);
-}
-static inline void dc_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+void dc_lock_wait(_Atomic int *l); /* dc_lock's wait (after dc_thread, below) */
 /* The runtime never calls the memory and string functions the detector
  * intercepts (tests/check_runtime_calls.sh enforces it): these are its own. */
 static inline void dc_memcpy(void *d, const void *s, size_t n) {
@@ -354,6 +348,14 @@ typedef struct dc_pcache {
   uint32_t mode; /* dc_opt.cc_compress it was computed under (tests change it) */
 } dc_pcache;
 
+/* An asynchronous signal that arrived while its thread was in the runtime,
+ * delivered when it leaves (racedet/intercept_signal.c). */
+#define DC_SIG_QUEUE 64 /* one per signal number at most (intercept_signal.c) */
+typedef struct dc_deferred_sig {
+  int sig;
+  siginfo_t info;
+} dc_deferred_sig;
+
 typedef struct dc_thread {
   /* hot encoded state */
   uint64_t id;
@@ -368,6 +370,8 @@ typedef struct dc_thread {
    * set by other threads (DC_PENDING_*) and cleared by the owner. */
   uint32_t in_runtime __attribute__((aligned(8)));
   _Atomic uint32_t pending;
+  uint32_t locks_held;  /* runtime locks held (dc_lock) */
+  uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
   uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
@@ -376,6 +380,9 @@ typedef struct dc_thread {
   /* statistics (thread-local, summed at exit) */
   uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
+  /* cold: the deferred signals (sig_pending of them), blocked until delivered */
+  sigset_t sig_blocked;
+  dc_deferred_sig sig_q[DC_SIG_QUEUE];
 } dc_thread;
 static inline uint32_t dc_cc_push_cached(dc_thread *t, uint32_t cc, uint32_t edge, uint64_t id) {
   dc_pcache *p = &t->pcache[(uint32_t)(((id ^ ((uint64_t)cc << 24) ^ ((uint64_t)edge << 44)) *
@@ -416,6 +423,67 @@ typedef struct dc_thread_rec {
 extern dc_vec dc_threads; /* dc_thread_rec by serial */
 
 extern DC_TLS dc_thread *dc_tls;
+extern dc_thread dc_dead_thread; /* dc_tls of a thread past its end: ignores everything */
+
+/* The runtime's reentrancy guard (in_runtime): while it is set, the
+ * thread's events are ignored (calls and returns, accesses, sync operations,
+ * reports).  The encoder's slow paths set it; so does a deferred signal's
+ * delivery.  dc_enter/dc_leave nest. */
+extern void (*_Atomic dc_sig_deliver)(dc_thread *t); /* racedet/intercept_signal.c */
+static inline void dc_sig_check(dc_thread *t) {
+  if (dc_unlikely(t->sig_pending) && !t->in_runtime && !t->locks_held) {
+    void (*deliver)(dc_thread *) = atomic_load_explicit(&dc_sig_deliver, memory_order_relaxed);
+    if (deliver) deliver(t);
+  }
+}
+static inline void dc_enter(dc_thread *t) {
+  t->in_runtime++;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void dc_leave(dc_thread *t) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->in_runtime--;
+  dc_sig_check(t);
+}
+/* The calling thread's state if it has one of its own (not yet made, or
+ * past its end: 0). */
+static inline dc_thread *dc_guard_owner(void) {
+  dc_thread *t = dc_tls;
+  return t && t != &dc_dead_thread ? t : 0;
+}
+
+/* The runtime's locks: an int, 0 free and 1 held, each held for a few dozen
+ * instructions.  A waiter spins a little before it gives its CPU away (with
+ * more threads than CPUs the holder may be the one preempted).  The thread
+ * counts the locks it holds (locks_held): an asynchronous signal that
+ * arrives meanwhile is deferred until it holds none (intercept_signal.c), so
+ * that a handler which reports a race, touches a sync object or allocates
+ * never waits for a lock its own thread holds (seen: every thread of a
+ * program with a profiling timer stuck on the report lock). */
+static inline void dc_lock(_Atomic int *l) {
+  dc_thread *t = dc_guard_owner();
+  if (t) t->locks_held++;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (__builtin_expect(atomic_exchange_explicit(l, 1, memory_order_acquire), 0)) dc_lock_wait(l);
+}
+/* dc_lock if the lock is free; 1 when taken */
+static inline int dc_trylock(_Atomic int *l) {
+  dc_thread *t = dc_guard_owner();
+  if (t) t->locks_held++;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return 1;
+  if (t) t->locks_held--;
+  return 0;
+}
+static inline void dc_unlock(_Atomic int *l) {
+  atomic_store_explicit(l, 0, memory_order_release);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  dc_thread *t = dc_guard_owner();
+  if (t) {
+    t->locks_held--;
+    dc_sig_check(t);
+  }
+}
 extern _Atomic uint64_t dc_verified, dc_mismatches;
 dc_thread *dc_thread_init_current(void);
 static inline dc_thread *dc_cur(void) {

@@ -78,7 +78,7 @@ void dc_dict_finish(dc_dict *d) {
   sort_dict = d;
   for (uint32_t n = 0; n < d->n_nodes; n++)
     qsort(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], 4, cmp_code);
-  atomic_store(&finish_lock, 0);
+  dc_unlock(&finish_lock);
   uint64_t m = 1;
   for (uint32_t n = 0; n < d->n_nodes; n++)
     if (d->numcc[n] > m) m = d->numcc[n];
@@ -128,7 +128,7 @@ static int cmp_hot(const void *a, const void *b) {
 }
 
 int dc_reencode_now(void) {
-  if (atomic_exchange_explicit(&reencode_lock, 1, memory_order_acquire)) return 0;
+  if (!dc_trylock(&reencode_lock)) return 0;
   uint32_t nE = atomic_load_explicit(&dc_edges.n, memory_order_acquire);
   uint32_t nN = atomic_load_explicit(&dc_nodes.n, memory_order_acquire);
   uint64_t limit = (uint64_t)1 << dc_opt.max_id_bits;

@@ -19,16 +19,12 @@
 #include "internal.h"
 #include "../racedet/racedet.h"
 
-DC_TLS dc_thread *dc_tls;
 static DC_TLS uint32_t pending_serial; /* serial+1 handed over by the start trampoline */
 dc_vec dc_threads;
 static pthread_key_t exit_key;
 static _Atomic int exit_key_state; /* 0 none, 1 being made, 2 made */
 
 #define FRAME_RESERVE ((size_t)1 << 20) /* frames; grows by mremap past this */
-
-/* A thread past its exit destructor: events are ignored from then on. */
-static dc_thread dead_thread = {.in_runtime = 1, .serial = UINT32_MAX};
 
 extern void *__libc_stack_end;
 
@@ -103,7 +99,7 @@ static void on_thread_exit(void *p) {
   rd_release((uintptr_t)pthread_self());
   rd_thread_finish(t);
   dc_stats_add_thread(t);
-  dc_tls = &dead_thread;
+  dc_tls = &dc_dead_thread;
   dc_thread_destroy(t);
 }
 
@@ -125,7 +121,7 @@ static pthread_key_t exit_key_made(void) {
 }
 
 dc_thread *dc_thread_init_current(void) {
-  if (dc_tls == &dead_thread) return &dead_thread;
+  if (dc_tls == &dc_dead_thread) return &dc_dead_thread;
   dc_init();
   dc_thread *t = state_alloc();
   t->cap = FRAME_RESERVE;
@@ -200,6 +196,7 @@ typedef struct start_arg {
   void *(*fn)(void *);
   void *arg;
   uint32_t serial;
+  sigset_t mask; /* the creator's signal mask, the thread's own once it has a state */
 } start_arg;
 
 static void *thread_start(void *p) {
@@ -208,6 +205,7 @@ static void *thread_start(void *p) {
   dc_munmap(p, sizeof a);
   pending_serial = a.serial + 1;
   dc_thread_init_current();
+  pthread_sigmask(SIG_SETMASK, &a.mask, 0);
   return a.fn(a.arg);
 }
 
@@ -222,7 +220,18 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   a->fn = fn;
   a->arg = arg;
   a->serial = new_child((uintptr_t)__builtin_return_address(0) - 1);
-  int r = real(th, attr, thread_start, a);
+  /* The thread starts with every signal blocked and takes its creator's
+   * mask once it has a state: a signal sent to it at once (pthread_kill,
+   * pthread_sigqueue right after pthread_create) would otherwise run its
+   * handler before, and the handler's first event would make the thread an
+   * anonymous state with no creator and no clock from it (seen: a false
+   * race after pthread_join, tests/racedet/signal_semantics.c). */
+  sigset_t all, mine;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &mine);
+  a->mask = mine;
+  int r = real(th, attr, thread_start, a); /* a is the new thread's from here on */
+  pthread_sigmask(SIG_SETMASK, &mine, 0);
   if (r) dc_munmap(a, sizeof *a);
   return r;
 }
@@ -235,7 +244,7 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * threads are gone. */
 static void after_fork_child(void) {
   dc_thread *self = dc_tls;
-  if (!self || self == &dead_thread) return;
+  if (!self || self == &dc_dead_thread) return;
   uint32_t n = atomic_load(&dc_threads.n);
   for (uint32_t i = 0; i < n; i++) {
     dc_thread_rec *r = dc_vec_at(&dc_threads, i);

@@ -14,17 +14,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "racedet.h"
+#include "intercept.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
-
-/* the call instruction in the caller (its return address - 1): the line of
- * the call, not of the statement after it */
-#define PC() ((uintptr_t)__builtin_return_address(0) - 1)
 
 /* ------------------------------------------------------------ block table */
 /* Open addressing by block address, striped locks, tombstones. */

@@ -8,17 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "racedet.h"
-
-/* the call instruction in the caller (its return address - 1): the line of
- * the call, not of the statement after it */
-#define PC() ((uintptr_t)__builtin_return_address(0) - 1)
-#define REAL(ret, name, ...)                                                      \
-  static ret (*real_##name)(__VA_ARGS__);                                         \
-  if (dc_unlikely(!real_##name)) {                                                \
-    real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name);                   \
-    if (!real_##name) dc_die("dacce: cannot find the real %s\n", #name);          \
-  }
+#include "intercept.h"
 
 static inline int watching(void) {
   dc_thread *t = dc_tls;

@@ -10,14 +10,7 @@
 #include <semaphore.h>
 #include <time.h>
 
-#include "racedet.h"
-
-#define REAL(ret, name, ...)                                                      \
-  static ret (*real_##name)(__VA_ARGS__);                                         \
-  if (!real_##name) {                                                             \
-    real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name);                   \
-    if (!real_##name) dc_die("dacce: cannot find the real %s\n", #name);          \
-  }
+#include "intercept.h"
 
 #define A(p) ((uintptr_t)(p))
 #define RD_TAG_READ 1u /* held[] entry of a read-locked rwlock */

@@ -456,7 +456,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     dc_unlock(&report_lock);
     return;
   }
-  t->in_runtime = 1;
+  dc_enter(t);
   static report r;
   r = (report){0};
   r.acc[0] = *cur;
@@ -469,7 +469,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)),
                             dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t))) ^
                   (r.kind[0] == 'h' ? 0x5555 : 0))) {
-    t->in_runtime = 0;
+    dc_leave(t);
     dc_unlock(&report_lock);
     return;
   }
@@ -501,7 +501,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     write_all(2, text, b.n);
   }
   atomic_fetch_add(&n_reports, 1);
-  t->in_runtime = 0;
+  dc_leave(t);
   dc_unlock(&report_lock);
   if (dc_opt.halt_on_error) {
     dc_printf("==dacce== halt_on_error: exiting after the first report\n");

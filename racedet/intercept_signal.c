@@ -1,0 +1,179 @@
+/* intercept_signal.c: signal handlers run outside the runtime.
+ *
+ * A handler may do anything the program does: touch memory, allocate, take
+ * a mutex, and race.  If it ran while its thread was inside the runtime, it
+ * could wait for a lock that its own thread holds (a report, a sync object,
+ * the heap table) and never return, and the runtime's per-thread state would
+ * be changed under the code it interrupted.  So sigaction() and signal()
+ * install a trampoline in front of every handler: an asynchronous signal
+ * that arrives while the thread holds a runtime lock or is in the runtime
+ * (encoder/internal.h: locks_held, in_runtime) is queued in the thread's
+ * state and delivered when the thread leaves (dc_unlock, dc_leave), with the
+ * handler's signal mask, as the kernel would have.  The signal stays blocked
+ * until then (the trampoline adds it to the mask the kernel restores), so
+ * further ones wait in the kernel's own queue, in order: a burst of queued
+ * realtime signals arrives back to back, all while the thread is still in
+ * the runtime.  Its handler is then
+ * watched as any other code.  Synchronous signals (a fault in the code that
+ * was running, which must not run further) are delivered at once.
+ *
+ * What a program sees is unchanged: sigaction() returns the handlers and
+ * flags it installed, never the trampoline.  Handlers installed before the
+ * runtime was loaded, or with the raw system call, are not wrapped. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <ucontext.h>
+
+#include "intercept.h"
+
+/* What the program installed for a signal: immutable once published, so
+ * the trampoline reads a consistent pair (replaced, never freed: sigaction
+ * calls are few). */
+typedef struct handler_rec {
+  void *fn; /* sa_handler or sa_sigaction */
+  int flags;
+  sigset_t mask;
+} handler_rec;
+static _Atomic(handler_rec *) handlers[NSIG];
+static _Atomic int table_lock;
+static _Atomic int overflow_warned;
+
+static int synchronous(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+static void call_handler(const handler_rec *h, int sig, siginfo_t *info, void *uc) {
+  if (h->flags & SA_SIGINFO)
+    ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, uc);
+  else
+    ((void (*)(int))h->fn)(sig);
+}
+
+/* The handler of sig as the program set it, or 0 when that is no longer a
+ * function (SIG_DFL after SA_RESETHAND, SIG_IGN). */
+static const handler_rec *current(int sig) {
+  handler_rec *h = atomic_load_explicit(&handlers[sig], memory_order_acquire);
+  return h && h->fn != (void *)SIG_DFL && h->fn != (void *)SIG_IGN ? h : 0;
+}
+
+/* The one-shot kind: the kernel has put back SIG_DFL; so do we. */
+static void reset_if_oneshot(int sig, const handler_rec *h) {
+  if (!(h->flags & SA_RESETHAND)) return;
+  static handler_rec dfl = {(void *)SIG_DFL, 0, {{0}}};
+  handler_rec *expect = (handler_rec *)h;
+  atomic_compare_exchange_strong(&handlers[sig], &expect, &dfl);
+}
+
+/* Run the deferred signals of thread t, which has just left the runtime.
+ * The queue is taken apart with every signal blocked (a signal that came
+ * now would append to it); each handler runs with its own mask, and its own
+ * signal blocked, as the kernel runs a handler. */
+static void deliver(dc_thread *t) {
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  while (t->sig_pending) {
+    dc_deferred_sig d = t->sig_q[0];
+    for (uint32_t i = 1; i < t->sig_pending; i++) t->sig_q[i - 1] = t->sig_q[i];
+    t->sig_pending--;
+    const handler_rec *h = current(d.sig);
+    if (!h) {
+      /* the disposition changed since: let the kernel apply it */
+      sigprocmask(SIG_SETMASK, &old, 0);
+      raise(d.sig);
+      sigprocmask(SIG_BLOCK, &all, 0);
+      continue;
+    }
+    sigset_t during = old;
+    sigorset(&during, &during, &h->mask);
+    if (!(h->flags & SA_NODEFER)) sigaddset(&during, d.sig);
+    sigprocmask(SIG_SETMASK, &during, 0);
+    call_handler(h, d.sig, &d.info, 0);
+    sigprocmask(SIG_BLOCK, &all, 0);
+  }
+  /* unblock what the trampoline blocked: the kernel now delivers the ones it
+   * kept, straight to their handlers */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sigismember(&t->sig_blocked, sig)) sigdelset(&old, sig);
+  sigemptyset(&t->sig_blocked);
+  sigprocmask(SIG_SETMASK, &old, 0);
+}
+
+static void trampoline(int sig, siginfo_t *info, void *uc) {
+  const handler_rec *h = current(sig);
+  if (!h) return; /* changed to SIG_IGN/SIG_DFL while this one was in flight */
+  reset_if_oneshot(sig, h);
+  dc_thread *t = dc_guard_owner();
+  if (t && (t->in_runtime || t->locks_held) && !synchronous(sig)) {
+    /* blocked when this handler returns, until deliver(): the kernel keeps
+     * the next ones (SA_NODEFER may still nest one or two here) */
+    if (uc) sigaddset(&((ucontext_t *)uc)->uc_sigmask, sig);
+    sigaddset(&t->sig_blocked, sig);
+    if (t->sig_pending == DC_SIG_QUEUE) {
+      if (!atomic_exchange(&overflow_warned, 1))
+        dc_printf("==dacce== warning: more than %d signals arrived while a thread was in the "
+                  "runtime; signal %d was dropped\n", DC_SIG_QUEUE, sig);
+      return;
+    }
+    dc_deferred_sig *d = &t->sig_q[t->sig_pending];
+    d->sig = sig;
+    d->info = *info;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->sig_pending++;
+    return;
+  }
+  call_handler(h, sig, info, uc);
+}
+
+DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  REAL(int, sigaction, int, const struct sigaction *, struct sigaction *);
+  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP) return real_sigaction(sig, act, old);
+  atomic_store_explicit(&dc_sig_deliver, deliver, memory_order_relaxed);
+  struct sigaction wrapped, prev;
+  const struct sigaction *use = act;
+  handler_rec *rec = 0;
+  if (act) {
+    rec = dc_perm_alloc(sizeof *rec);
+    rec->fn = act->sa_flags & SA_SIGINFO ? (void *)act->sa_sigaction : (void *)act->sa_handler;
+    rec->flags = act->sa_flags;
+    rec->mask = act->sa_mask;
+    if (rec->fn != (void *)SIG_DFL && rec->fn != (void *)SIG_IGN) {
+      wrapped = *act;
+      wrapped.sa_flags |= SA_SIGINFO;
+      wrapped.sa_sigaction = trampoline;
+      use = &wrapped;
+    }
+  }
+  dc_lock(&table_lock);
+  handler_rec *was = atomic_load_explicit(&handlers[sig], memory_order_relaxed);
+  if (rec) atomic_store_explicit(&handlers[sig], rec, memory_order_release);
+  int r = real_sigaction(sig, use, &prev);
+  if (r && rec) atomic_store_explicit(&handlers[sig], was, memory_order_release);
+  dc_unlock(&table_lock);
+  if (r || !old) return r;
+  *old = prev;
+  if (prev.sa_sigaction == trampoline && was) {
+    /* what the program installed, not our trampoline */
+    old->sa_flags = was->flags;
+    old->sa_mask = was->mask;
+    if (was->flags & SA_SIGINFO)
+      old->sa_sigaction = (void (*)(int, siginfo_t *, void *))was->fn;
+    else
+      old->sa_handler = (void (*)(int))was->fn;
+  }
+  return 0;
+}
+
+/* glibc's signal(): BSD semantics (the handler stays, interrupted system
+ * calls restart, the signal is blocked while its handler runs). */
+DC_EXPORT sighandler_t signal(int sig, sighandler_t fn) {
+  struct sigaction act, old;
+  dc_memset(&act, 0, sizeof act);
+  act.sa_handler = fn;
+  act.sa_flags = SA_RESTART;
+  sigemptyset(&act.sa_mask);
+  if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
+  if (sigaction(sig, &act, &old)) return SIG_ERR;
+  return old.sa_handler;
+}
