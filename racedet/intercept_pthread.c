@@ -166,29 +166,33 @@ static void after_wait(pthread_cond_t *c, pthread_mutex_t *m) {
   rd_acquire(A(c));
   locked(A(m), 1);
 }
+/* A thread cancelled in the wait gets the mutex back inside glibc and
+ * unwinds through its cleanup handlers, which run holding it: the lock is
+ * modelled on that path too (without it, a handler's accesses under the
+ * mutex raced with everyone's: tests/racedet/cancel_wait.c). */
+static void relocked_on_cancel(void *m) { locked(A(m), 1); }
+#define COND_WAIT(call)                                                           \
+  int r;                                                                          \
+  before_wait(m);                                                                 \
+  pthread_cleanup_push(relocked_on_cancel, m);                                    \
+  r = call;                                                                       \
+  pthread_cleanup_pop(0);                                                         \
+  after_wait(c, m);                                                               \
+  return r
 DC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
   REAL(int, pthread_cond_wait, pthread_cond_t *, pthread_mutex_t *);
-  before_wait(m);
-  int r = real_pthread_cond_wait(c, m);
-  after_wait(c, m);
-  return r;
+  COND_WAIT(real_pthread_cond_wait(c, m));
 }
 DC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                      const struct timespec *ts) {
   REAL(int, pthread_cond_timedwait, pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-  before_wait(m);
-  int r = real_pthread_cond_timedwait(c, m, ts);
-  after_wait(c, m);
-  return r;
+  COND_WAIT(real_pthread_cond_timedwait(c, m, ts));
 }
 DC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
                                      const struct timespec *ts) {
   REAL(int, pthread_cond_clockwait, pthread_cond_t *, pthread_mutex_t *, clockid_t,
        const struct timespec *);
-  before_wait(m);
-  int r = real_pthread_cond_clockwait(c, m, clk, ts);
-  after_wait(c, m);
-  return r;
+  COND_WAIT(real_pthread_cond_clockwait(c, m, clk, ts));
 }
 DC_EXPORT int pthread_cond_signal(pthread_cond_t *c) {
   REAL(int, pthread_cond_signal, pthread_cond_t *);
