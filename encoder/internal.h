@@ -322,7 +322,7 @@ typedef struct rd_ictx { /* per-thread cache of interned contexts */
 
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
-  uint32_t tid;       /* thread slot = serial (< 65536), else detection is off */
+  uint32_t tid;       /* thread slot (rd_thread.c), the index of clocks and cells */
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   int ignore_accesses, ignore_sync, disabled;

@@ -42,11 +42,11 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                               uint64_t prev_w0, uint64_t w1) {
   if (w1 && !sh_check_ok(prev_w0, w1)) w1 = 0;
   uintptr_t base = addr & ~(uintptr_t)7;
-  rd_access_desc c = {.tid = t->rd.tid, .is_write = !!(cur & SH_WRITE),
+  rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
                       .ctx = rd_ctx_handle(t)};
-  rd_access_desc p = {.tid = SH_TID(prev_w0), .is_write = !!(prev_w0 & SH_WRITE),
+  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev_w0), SH_EPOCH(prev_w0)), .is_write = !!(prev_w0 & SH_WRITE),
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
                       .freed = !!(prev_w0 & SH_FREED),
                       .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),

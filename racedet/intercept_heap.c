@@ -125,7 +125,7 @@ static void on_alloc(void *p, size_t size, uintptr_t pc) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
   sh_reset((uintptr_t)p, size);
-  rd_block b = {(uintptr_t)p, size, t->rd.tid, rd_ctx_handle(t), pc};
+  rd_block b = {(uintptr_t)p, size, t->serial, rd_ctx_handle(t), pc};
   stripe *s = stripe_of(bhash(b.addr));
   dc_lock(&s->lock);
   put_locked(s, &b);

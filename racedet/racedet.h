@@ -80,7 +80,11 @@ static inline uint32_t rd_vc_get(const rd_vc *v, uint32_t tid) { return tid < v-
 /* ------------------------------------------------------------ threads (rd_thread.c) */
 rd_thread *rd_cur(void);         /* detector state of the calling thread */
 void rd_thread_start(dc_thread *t); /* called when a thread's state is made */
-void rd_thread_finish(dc_thread *t);
+/* last: the epoch the thread released at its end */
+void rd_thread_finish(dc_thread *t, uint32_t last);
+/* The thread (serial) whose access a cell names by slot and epoch
+ * (UINT32_MAX: unknown). */
+uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch);
 void rd_tick(rd_thread *r);      /* advance own epoch (after a release) */
 /* The interned handle of the calling thread's current context. */
 uint32_t rd_ctx_handle(dc_thread *t);

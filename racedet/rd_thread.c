@@ -17,6 +17,7 @@ static dc_vec lock_tab; /* rd_lockset by id; 0 = the empty set */
 static dc_index lock_index;
 static dc_index ctx_index;
 static _Atomic int ctx_lock;
+static void slots_init(void);
 #define MAX_CTX (1u << 28)
 
 void rd_init(void) {
@@ -24,6 +25,7 @@ void rd_init(void) {
   atomic_store(&ctx_tab.n, 1);
   dc_index_init(&ctx_index, 12);
   dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
+  slots_init();
   atomic_store(&lock_tab.n, 1);
   dc_index_init(&lock_index, 8);
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
@@ -139,34 +141,113 @@ void rd_tick(rd_thread *r) {
   r->self = sh_self(r->tid, r->epoch);
 }
 
+/* ------------------------------------------------------------ thread slots
+ * A shadow cell names its thread by a 16-bit slot, and vector clocks are
+ * indexed by slot.  A thread that ended leaves its slot to a later thread
+ * only when that thread's creator has seen its end (the creator's clock
+ * covers the last epoch it released: it joined it, directly or through
+ * others).  Then every access of the old thread happens before the new one,
+ * which continues the slot's epochs: the old cells it meets as "its own"
+ * could not race with it anyway, and other threads tell the two apart by
+ * epoch.  So clocks are as long as the most threads alive at once, not as
+ * the threads ever created (each creation copied a clock that long: 70,000
+ * short threads took 48 s and 1.2 GB, and past 65,535 detection stopped).
+ * A detached thread's slot is reused only when something ordered its end
+ * before the new thread's creation.  Each slot's occupants are kept, newest
+ * first, so that a cell's (slot, epoch) names its thread in reports. */
+typedef struct slot_rec {
+  uint32_t start_epoch, serial, prev; /* prev: index of the occupant before, 0 none */
+} slot_rec;
+static dc_vec slot_recs;                         /* slot_rec; 0 unused */
+static _Atomic uint32_t slot_head[SH_MAX_TID + 1]; /* newest occupant's record */
+static uint32_t slot_final[SH_MAX_TID + 1];        /* last released epoch of a free slot */
+static uint32_t free_slots[SH_MAX_TID + 1], n_free, n_slots;
+static _Atomic int slot_lock;
+#define SLOT_SCAN 64 /* free slots looked at for one the creator has seen end */
+
+static void slots_init(void) {
+  dc_vec_init(&slot_recs, sizeof(slot_rec), DC_MAX_THREADS);
+  atomic_store(&slot_recs.n, 1);
+}
+
+/* A slot for a thread whose creator's clock is start (0: none). */
+static int slot_take(const rd_vc *start, uint32_t *tid) {
+  dc_lock(&slot_lock);
+  for (uint32_t k = 0; k < n_free && k < SLOT_SCAN; k++) {
+    uint32_t i = n_free - 1 - k, s = free_slots[i];
+    if (start && rd_vc_get(start, s) >= slot_final[s]) {
+      free_slots[i] = free_slots[--n_free];
+      dc_unlock(&slot_lock);
+      *tid = s;
+      return 1;
+    }
+  }
+  int ok = n_slots <= SH_MAX_TID;
+  if (ok) *tid = n_slots++;
+  dc_unlock(&slot_lock);
+  return ok;
+}
+
+static void slot_occupy(uint32_t tid, uint32_t start_epoch, uint32_t serial) {
+  dc_lock(&slot_lock);
+  uint32_t i = atomic_load_explicit(&slot_recs.n, memory_order_relaxed);
+  if (i >= DC_MAX_THREADS) dc_die("dacce: too many threads\n");
+  *(slot_rec *)dc_vec_at(&slot_recs, i) =
+      (slot_rec){start_epoch, serial, atomic_load_explicit(&slot_head[tid], memory_order_relaxed)};
+  atomic_store_explicit(&slot_recs.n, i + 1, memory_order_release);
+  atomic_store_explicit(&slot_head[tid], i, memory_order_release);
+  dc_unlock(&slot_lock);
+}
+
+uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
+  if (tid > SH_MAX_TID) return UINT32_MAX;
+  uint32_t i = atomic_load_explicit(&slot_head[tid], memory_order_acquire);
+  while (i) {
+    const slot_rec *s = dc_vec_at(&slot_recs, i);
+    if (s->start_epoch <= epoch || !s->prev) return s->serial;
+    i = s->prev;
+  }
+  return UINT32_MAX;
+}
+
 /* A thread starts after everything its creator did before pthread_create. */
 void rd_thread_start(dc_thread *t) {
   rd_thread *r = &t->rd;
-  if (t->serial > SH_MAX_TID) {
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
+  if (!slot_take(rec->has_creator ? &rec->start_vc : 0, &r->tid)) {
     static _Atomic int warned;
     if (!atomic_exchange(&warned, 1))
-      dc_printf("==dacce== warning: more than %u threads; race detection is off for later "
-                "threads\n", SH_MAX_TID);
+      dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
+                "successors); race detection is off for later threads\n", SH_MAX_TID + 1);
     r->disabled = 1;
     r->ignore_accesses = 1;
     return;
   }
-  r->tid = t->serial;
   rd_vc_ensure(&r->vc, r->tid + 1);
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
   if (rec->has_creator) {
     rd_vc_join(&r->vc, &rec->start_vc);
     rd_vc_free(&rec->start_vc); /* needed only until now */
   }
   r->epoch = rd_vc_get(&r->vc, r->tid) + 1;
+  if (r->epoch <= slot_final[r->tid]) r->epoch = slot_final[r->tid] + 1;
   r->vc.c[r->tid] = r->epoch;
   r->self = sh_self(r->tid, r->epoch);
+  slot_occupy(r->tid, r->epoch, t->serial);
 }
 
 /* The thread's end is released into its pthread_t by encoder/thread.c, which
- * pthread_join acquires; here its clocks go. */
-void rd_thread_finish(dc_thread *t) {
+ * pthread_join acquires: last is the epoch released there, its last.  Here
+ * its clocks go and its slot is freed. */
+void rd_thread_finish(dc_thread *t, uint32_t last) {
   rd_thread *r = &t->rd;
+  if (!r->disabled) {
+    dc_lock(&slot_lock);
+    /* last, not the epoch after the release: the thread made no access
+     * since, and a joiner's clock holds last */
+    slot_final[r->tid] = last;
+    free_slots[n_free++] = r->tid;
+    dc_unlock(&slot_lock);
+  }
   rd_vc_free(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);

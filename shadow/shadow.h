@@ -31,7 +31,7 @@
  *   bit   9      atomic
  *   bit  10      freed: the block was freed (any later access is a use after free)
  *   bits 11..15  checksum of w1 (detects a torn cell when reporting)
- *   bits 16..31  thread slot (thread serial)
+ *   bits 16..31  thread slot (reused by later threads: racedet/rd_thread.c)
  *   bits 32..63  epoch of that thread (0 = empty cell)
  * w1 holds the access's context: bits 0..31 interned context handle, bits
  * 32..63 the pc as a signed offset from the context's function pc.

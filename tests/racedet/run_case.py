@@ -11,6 +11,8 @@ and check the expectations written in its header comment:
   EXPECT-THREADS: N          at least N threads with a creator in the report
   EXPECT-STDOUT: text        the program's standard output contains text
   EXPECT-MUTEXES: n m        the two accesses held n and m mutexes (either order)
+  EXPECT-NAMES: a b          the two racing threads are named a and b
+                             (pthread_setname_np; either order)
   EXPECT-EVERY: N name       each of the functions name_0 .. name_<N-1> is the
                              innermost frame of a stack of some report of the
                              expected kind (every one of N races was found)
@@ -95,6 +97,11 @@ def check_report(rep, exp):
         if got != sorted(int(x) for x in exp["MUTEXES"]):
             why.append(f"mutexes held {got}, expected {sorted(exp['MUTEXES'])}")
     threads = {t["id"]: t for t in rep.get("threads", [])}
+    if "NAMES" in exp:
+        got = sorted((threads.get(rep[side]["thread"]) or {}).get("name", "")
+                     for side in ("current", "previous"))
+        if got != sorted(exp["NAMES"]):
+            why.append(f"threads named {got}, expected {sorted(exp['NAMES'])}")
     if "THREADS" in exp:
         n = sum(1 for t in threads.values() if t.get("parent") is not None)
         if n < int(exp["THREADS"][0]):
