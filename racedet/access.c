@@ -46,7 +46,8 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
                       .ctx = rd_ctx_handle(t)};
-  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev_w0), SH_EPOCH(prev_w0)), .is_write = !!(prev_w0 & SH_WRITE),
+  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev_w0), SH_EPOCH(prev_w0)),
+                      .is_write = !!(prev_w0 & SH_WRITE),
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
                       .freed = !!(prev_w0 & SH_FREED),
                       .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),
@@ -171,10 +172,11 @@ static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
  * when its bit is clear) and store it: returns the cell it went into, or -1
  * when there was nothing to store.  The store (publish) is a full barrier;
- * the caller then looks again at the other cells (recheck).  This is the slow path of every access that is the first of
- * its kind on its bytes in this thread's epoch, which after each release is
- * most of them (a lock per call in SQLite): loops stay unrolled over the
- * four cells and plane B's address is computed once. */
+ * the caller then looks again at the other cells (recheck).  This is the
+ * slow path of every access that is the first of its kind on its bytes in
+ * this thread's epoch, which after each release is most of them (a lock per
+ * call in SQLite): loops stay unrolled over the four cells and plane B's
+ * address is computed once. */
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                           uint64_t flags, uintptr_t pc, uint64_t *c) {
   rd_thread *r = &t->rd;

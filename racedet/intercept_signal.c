@@ -13,9 +13,9 @@
  * until then (the trampoline adds it to the mask the kernel restores), so
  * further ones wait in the kernel's own queue, in order: a burst of queued
  * realtime signals arrives back to back, all while the thread is still in
- * the runtime.  Its handler is then
- * watched as any other code.  Synchronous signals (a fault in the code that
- * was running, which must not run further) are delivered at once.
+ * the runtime.  Its handler is then watched as any other code.  Synchronous
+ * signals (a fault in the code that was running, which must not run
+ * further) are delivered at once.
  *
  * What a program sees is unchanged: sigaction() returns the handlers and
  * flags it installed, never the trampoline.  Handlers installed before the
@@ -128,7 +128,8 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
 
 DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   REAL(int, sigaction, int, const struct sigaction *, struct sigaction *);
-  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP) return real_sigaction(sig, act, old);
+  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
+    return real_sigaction(sig, act, old);
   atomic_store_explicit(&dc_sig_deliver, deliver, memory_order_relaxed);
   struct sigaction wrapped, prev;
   const struct sigaction *use = act;
