@@ -3,7 +3,11 @@
  * counter that every worker bumps after finishing a job is not protected.
  * The jobs are queued before the workers start, so workers never wait for
  * the producer (a wait would order their updates through the mutex in this
- * run) and finish jobs concurrently.
+ * run).  Each worker, holding its first job, waits until every worker holds
+ * one (a rendezvous of relaxed atomics, which order nothing), so their first
+ * updates are unordered whatever the schedule: without it, a worker that
+ * drained the queue before the others started ordered every update through
+ * the mutex, and a CI run reported nothing.
  *
  * EXPECT: race
  * EXPECT-CURRENT: record_done run_job worker_main
@@ -11,6 +15,7 @@
  * EXPECT-LOCATION: global jobs_done
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 
 #define WORKERS 4
@@ -59,9 +64,18 @@ __attribute__((noinline)) static void run_job(int job) {
   record_done();
 }
 
+static int holding; /* workers holding their first job (relaxed: no order) */
+
 static void *worker_main(void *arg) {
-  int job;
-  while (queue_pop(&job)) run_job(job);
+  int job, first = 1;
+  while (queue_pop(&job)) {
+    if (first) {
+      first = 0;
+      __atomic_fetch_add(&holding, 1, __ATOMIC_RELAXED);
+      while (__atomic_load_n(&holding, __ATOMIC_RELAXED) < WORKERS) sched_yield();
+    }
+    run_job(job);
+  }
   return arg;
 }
 
