@@ -427,8 +427,9 @@ extern dc_thread dc_dead_thread; /* dc_tls of a thread past its end: ignores eve
 
 /* The runtime's reentrancy guard (in_runtime): while it is set, the
  * thread's events are ignored (calls and returns, accesses, sync operations,
- * reports).  The encoder's slow paths set it; so does a deferred signal's
- * delivery.  dc_enter/dc_leave nest. */
+ * reports).  The encoder's slow paths and the report path set it;
+ * dc_enter/dc_leave nest.  Leaving the runtime (the guard back to zero and
+ * no lock held) delivers the signals deferred meanwhile (dc_sig_check). */
 extern void (*_Atomic dc_sig_deliver)(dc_thread *t); /* racedet/intercept_signal.c */
 static inline void dc_sig_check(dc_thread *t) {
   if (dc_unlikely(t->sig_pending) && !t->in_runtime && !t->locks_held) {
