@@ -187,6 +187,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   c[0] = atomic_load_explicit(&cell[0]->w0, memory_order_relaxed);
   c[1] = atomic_load_explicit(&cell[1]->w0, memory_order_relaxed);
   if (sh_covers(c[0], cur) || sh_covers(c[1], cur)) return -1;
+  if (!(c[0] | c[1])) sh_touch_ahead(g);
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (sh_b_used(g)) {

@@ -134,7 +134,13 @@ static inline uint64_t sh_pair_w1(sh_pair p) { return (uint64_t)(p >> 64); }
 static inline sh_pair sh_swap(sh_cell *c, uint64_t w0, uint64_t w1, uint64_t seen_w0) {
   volatile sh_pair *a = (volatile sh_pair *)(void *)c;
   const sh_pair want = ((sh_pair)w1 << 64) | w0;
-  sh_pair old = ((sh_pair)atomic_load_explicit(&c->w1, memory_order_relaxed) << 64) | seen_w0;
+  /* An empty cell is guessed all zero, not read: its page may never have
+   * been touched (plane B), and a read there would map the kernel's zero
+   * page, which the exchange then replaces: a second fault and a TLB
+   * flush on every CPU.  A wrong guess costs one more exchange. */
+  sh_pair old = seen_w0 ? ((sh_pair)atomic_load_explicit(&c->w1, memory_order_relaxed) << 64) |
+                              seen_w0
+                        : 0;
   for (;;) {
     sh_pair got = __sync_val_compare_and_swap(a, old, want);
     if (got == old) return old;
@@ -145,6 +151,24 @@ static inline sh_pair sh_swap(sh_cell *c, uint64_t w0, uint64_t w1, uint64_t see
  * locked instruction). */
 static inline sh_pair sh_load_pair(sh_cell *c) {
   return __sync_val_compare_and_swap((volatile sh_pair *)(void *)c, (sh_pair)0, (sh_pair)0);
+}
+
+/* A granule's shadow was empty when an access stored into it: if the
+ * granule sits in the first or last cache line of its 4 KiB shadow page,
+ * write-fault the page before or after it (in the same plane), ahead of a
+ * sweep.  A page whose first touch is a read (the inline check's first
+ * look) gets the kernel's shared zero page, and then, at the store, a
+ * second fault that replaces it and flushes the TLB of every CPU running
+ * the process (an IPI each; with transparent huge pages the huge zero page
+ * is split into 512 such faults): a third of mergesort's run.  A locked
+ * `or` of zero changes nothing, and on a page not yet there it is a write
+ * fault, which allocates the page at once. */
+static inline void sh_touch_ahead(const sh_granule *g) {
+  const uintptr_t a = (uintptr_t)g, off = a & 4095;
+  if (__builtin_expect(off - 64 < 4096 - 128, 1)) return;
+  const uintptr_t n = off < 64 ? (a & ~(uintptr_t)4095) - 4096 : (a | 4095) + 1;
+  if ((n ^ a) & ~(uintptr_t)(SH_PLANE - 1)) return; /* the plane's end */
+  atomic_fetch_or_explicit((_Atomic uint64_t *)n, 0, memory_order_relaxed);
 }
 
 /* first byte and number of bytes (the bytes are contiguous) */
