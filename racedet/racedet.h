@@ -69,6 +69,7 @@ void rd_fence(int mo);
  * a use after free; the free itself races with unsynchronised accesses. */
 void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);
 #define RD_FREE_MARK_MAX (128u << 10) /* glibc's default mmap threshold */
+#define RD_FREE_MARK 1024u /* bytes of a block marked freed (the rest is only checked) */
 
 /* ------------------------------------------------------------ clocks (clock.c) */
 void rd_vc_ensure(rd_vc *v, uint32_t n);
