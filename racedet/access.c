@@ -169,6 +169,24 @@ static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
     *seen = w0;
 }
 
+/* Another thread may have stored a conflicting access between our first
+ * look and our store, having looked before we stored: look again, after
+ * our store (a full barrier, sh_swap).  Of two racing threads, the one that
+ * stores last sees the other: in another cell here, in the same cell as
+ * the access its store displaced (publish). */
+DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc,
+                       const uint64_t *c, int slot) {
+  rd_thread *r = &t->rd;
+  const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
+  for (int i = 0; i < n; i++) {
+    if (i == slot) continue;
+    sh_cell *cell = sh_cell_at(g, i);
+    uint64_t now = atomic_load_explicit(&cell->w0, memory_order_relaxed);
+    if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
+      race(t, addr, cur, pc, cell, now);
+  }
+}
+
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
  * when its bit is clear) and store it: returns the cell it went into, or -1
  * when there was nothing to store.  The store (publish) is a full barrier;
@@ -176,21 +194,39 @@ static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
  * slow path of every access that is the first of its kind on its bytes in
  * this thread's epoch, which after each release is most of them (a lock per
  * call in SQLite): loops stay unrolled over the four cells and plane B's
- * address is computed once. */
+ * address is computed once.  b_used: -1, or plane B's bit as the caller saw
+ * it, having found no cell that covers the access (rd_access_granule). */
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                          uint64_t flags, uintptr_t pc, uint64_t *c) {
+                          uint64_t flags, uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
-  const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
+  const uint64_t cur = r->self | bytes | flags;
   sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
   c[0] = atomic_load_explicit(&cell[0]->w0, memory_order_relaxed);
   c[1] = atomic_load_explicit(&cell[1]->w0, memory_order_relaxed);
-  if (sh_covers(c[0], cur) || sh_covers(c[1], cur)) return -1;
+  if (b_used < 0 && (sh_covers(c[0], cur) || sh_covers(c[1], cur))) return -1;
+  /* The most common case here: this thread's own cell in plane A with these
+   * bytes and this kind, from an earlier epoch (the first access after a
+   * release), and plane B empty.  Only the other plane-A cell can conflict;
+   * the store refreshes ours (the rules below would give it this cell too:
+   * it is subsumed; only their tidying of other cells is skipped). */
+  const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
+  const int own = !((c[0] ^ cur) & same) ? 0 : !((c[1] ^ cur) & same) ? 1 : -1;
+  if (b_used < 0) b_used = sh_b_used(g);
+  if (own >= 0 && !b_used) {
+    c[2] = c[3] = 0;
+    if (dc_unlikely(conflicts(r, c[own ^ 1], cur)))
+      race(t, addr, cur, pc, &g->c[own ^ 1], c[own ^ 1]);
+    const uint64_t w1 = make_w1(t, pc);
+    publish(t, &g->c[own], c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+            pc);
+    return own;
+  }
   if (!(c[0] | c[1])) sh_touch_ahead(g);
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
-  if (sh_b_used(g)) {
+  if (b_used) {
     c[2] = atomic_load_explicit(&cell[2]->w0, memory_order_relaxed);
     c[3] = atomic_load_explicit(&cell[3]->w0, memory_order_relaxed);
     if (sh_covers(c[2], cur) || sh_covers(c[3], cur)) return -1;
@@ -199,16 +235,11 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   for (int i = 0; i < n; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, cell[i], c[i]);
   const uint64_t w1 = make_w1(t, pc);
-  /* The most common case here: this thread's own cell in plane A with these
-   * bytes and this kind, from an earlier epoch (the first access after a
-   * release).  The rules below would give it this cell too (it is
-   * subsumed); only their tidying of other cells is skipped. */
-  const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
-  for (int i = 0; i < SH_CELLS_A; i++)
-    if (!((c[i] ^ cur) & same)) {
-      publish(t, cell[i], c[i], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur, pc);
-      return i;
-    }
+  if (own >= 0) { /* as above, with plane B in use */
+    publish(t, cell[own], c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+            pc);
+    return own;
+  }
   /* The same instruction in the same context, thread and epoch, on bytes
    * next to a cell's (a loop over an array of ints): widen that cell.
    * Nothing is lost: a later access that races with either races with the
@@ -253,38 +284,20 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   return slot;
 }
 
-/* Another thread may have stored a conflicting access between our first
- * look and our store, having looked before we stored: look again, after
- * our store (a full barrier, sh_swap).  Of two racing threads, the one that
- * stores last sees the other: in another cell here, in the same cell as
- * the access its store displaced (publish). */
-DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                       uint64_t flags, uintptr_t pc, const uint64_t *c, int slot) {
-  rd_thread *r = &t->rd;
-  const uint64_t cur = sh_make(bytes, flags, r->tid, r->epoch, 0);
-  const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
-  for (int i = 0; i < n; i++) {
-    if (i == slot) continue;
-    sh_cell *cell = sh_cell_at(g, i);
-    uint64_t now = atomic_load_explicit(&cell->w0, memory_order_relaxed);
-    if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
-      race(t, addr, cur, pc, cell, now);
-  }
-}
-
 /* The whole check of one granule's bytes: first look and store, then the
  * second look. */
 DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                             uint64_t flags, uintptr_t pc) {
+                             uint64_t flags, uintptr_t pc, int b_used) {
   uint64_t c[SH_CELLS];
-  int slot = check_store(t, g, addr, bytes, flags, pc, c);
-  if (slot >= 0) recheck(t, g, addr, bytes, flags, pc, c, slot);
+  int slot = check_store(t, g, addr, bytes, flags, pc, c, b_used);
+  if (slot >= 0)
+    recheck(t, g, addr, t->rd.self | bytes | flags, pc, c, slot);
 }
 
 static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
                               uintptr_t pc) {
   sh_granule *g = sh_granule_of(addr);
-  if (dc_likely(g != 0)) check_granule(t, g, addr, sh_bytes(addr & 7, size), flags, pc);
+  if (dc_likely(g != 0)) check_granule(t, g, addr, sh_bytes(addr & 7, size), flags, pc, -1);
 }
 
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
@@ -293,7 +306,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
                         uintptr_t pc) {
   uintptr_t end = addr + size;
   /* whole granules share one expected cell */
-  const uint64_t whole = sh_make(0xffu, flags, t->rd.tid, t->rd.epoch, 0);
+  const uint64_t whole = t->rd.self | 0xffu | flags;
   while (addr < end) {
     if (!(addr & 7) && end - addr >= 8) {
       /* a run of whole granules this thread already recorded (a buffer
@@ -309,7 +322,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     uintptr_t gend = (addr | 7) + 1;
     uintptr_t stop = end < gend ? end : gend;
     sh_granule *g = sh_granule_of(addr);
-    if (g) check_granule(t, g, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc);
+    if (g) check_granule(t, g, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc, -1);
     addr = stop;
   }
 }
@@ -329,13 +342,14 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
    * plane B finds them here, without the full check (an earlier fast path
    * that read plane A only sent it there on every access: interp 6.5 ->
    * 10 s) */
-  if (sh_b_used(g)) {
+  const int b_used = sh_b_used(g);
+  if (b_used) {
     const uint64_t cur = t->rd.self | bytes | flags;
     for (int i = SH_CELLS_A; i < SH_CELLS; i++)
       if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
         return;
   }
-  check_granule(t, g, addr, bytes, flags, pc);
+  check_granule(t, g, addr, bytes, flags, pc, b_used);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -380,8 +394,7 @@ static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t 
     uintptr_t stop = (addr | 7) + 1 < end ? (addr | 7) + 1 : end;
     sh_granule *g = sh_granule_of(addr);
     if (g) {
-      const uint64_t cur =
-          sh_make(sh_bytes(addr & 7, (unsigned)(stop - addr)), SH_WRITE, r->tid, r->epoch, 0);
+      const uint64_t cur = r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | SH_WRITE;
       const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
       for (int i = 0; i < n; i++) {
         sh_cell *cell = sh_cell_at(g, i);
