@@ -332,6 +332,14 @@ static inline int ignored(const dc_thread *t, int is_write) {
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 
+/* The full check, apart from rd_access_granule so that the plane-B answer
+ * there saves no registers (it is most calls when two threads read the
+ * same structures through two loads per granule: calltree, interp). */
+DC_NOINLINE static void access_full(sh_granule *g, uintptr_t addr, unsigned bytes,
+                                    uint64_t flags, uintptr_t pc, int b_used) {
+  check_granule(dc_tls, g, addr, bytes, flags, pc, b_used); /* six arguments: all in registers */
+}
+
 void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
                        uintptr_t pc) {
   if (dc_unlikely(ignored(t, is_write))) return;
@@ -349,7 +357,7 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
       if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
         return;
   }
-  check_granule(t, g, addr, bytes, flags, pc, b_used);
+  access_full(g, addr, bytes, flags, pc, b_used);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
