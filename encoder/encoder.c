@@ -266,8 +266,8 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
 }
 
 /* Fast paths: a known thread with nothing pending (no reentrancy, no newer
- * dictionary, no verification), no resync, a cache hit on an encoded edge,
- * no sample due.  Everything else goes to the slow variant, which re-checks
+ * dictionary, no verification), no resync, a cache hit on the edge (and, for
+ * an unencoded edge, on its push), no sample due.  Everything else goes to the slow variant, which re-checks
  * from scratch.  The in_runtime half of the slow word keeps a signal handler
  * that interrupts a slow path away from the state. */
 static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
@@ -280,19 +280,34 @@ static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintp
       dc_unlikely(depth && dead_at_entry(t->frames[depth - 1].sp, sp, cyg)))
     goto slow;
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
-  if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node) |
-                  (c->code == DC_UNENCODED)))
+  if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node)))
     goto slow;
+  const uint64_t id = t->id;
+  const uint32_t cc = t->cc;
+  uint64_t new_id = id + c->code;
+  uint32_t new_cc = cc;
+  if (dc_unlikely(c->code == DC_UNENCODED)) {
+    /* a ccStack push (a recursive, indirect or overflow edge): here when the
+     * thread's push cache has it and the dictionary knows the edge (pushes
+     * over new edges count toward re-encoding: unencoded_push) */
+    const dc_dict *d = t->dict;
+    if (dc_unlikely(c->edge >= d->n_edges)) goto slow;
+    new_cc = dc_pcache_hit(dc_pcache_slot(t, cc, c->edge, id), cc, c->edge, id);
+    if (dc_unlikely(!new_cc)) goto slow;
+    new_id = d->max_id + 1;
+    t->cc_pushes++;
+  }
   /* reserve the slot first: a signal handler arriving now pushes above it */
   t->depth = depth + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   dc_frame *f = &t->frames[depth];
   f->sp = sp;
-  f->saved_id = t->id;
-  f->saved_cc = t->cc;
+  f->saved_id = id;
+  f->saved_cc = cc;
   f->saved_node = t->node;
   f->edge = c->edge;
-  t->id += c->code;
+  t->id = new_id;
+  t->cc = new_cc;
   t->node = c->callee;
   t->calls = calls;
   t->ctx_handle = 0;

@@ -384,13 +384,22 @@ typedef struct dc_thread {
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];
 } dc_thread;
+static inline dc_pcache *dc_pcache_slot(dc_thread *t, uint32_t cc, uint32_t edge, uint64_t id) {
+  return &t->pcache[(uint32_t)(((id ^ ((uint64_t)cc << 24) ^ ((uint64_t)edge << 44)) *
+                                0x9E3779B97F4A7C15ull) >>
+                               (64 - DC_PCACHE_BITS))];
+}
+/* The push's result if the cache has it, else 0. */
+static inline uint32_t dc_pcache_hit(const dc_pcache *p, uint32_t cc, uint32_t edge, uint64_t id) {
+  return ((p->cc == cc) & (p->edge == edge) & (p->id == id) &
+          (p->mode == (uint32_t)dc_opt.cc_compress))
+             ? p->top
+             : 0;
+}
 static inline uint32_t dc_cc_push_cached(dc_thread *t, uint32_t cc, uint32_t edge, uint64_t id) {
-  dc_pcache *p = &t->pcache[(uint32_t)(((id ^ ((uint64_t)cc << 24) ^ ((uint64_t)edge << 44)) *
-                                        0x9E3779B97F4A7C15ull) >>
-                                       (64 - DC_PCACHE_BITS))];
-  if (dc_likely(p->top) && p->cc == cc && p->edge == edge && p->id == id &&
-      p->mode == (uint32_t)dc_opt.cc_compress)
-    return p->top;
+  dc_pcache *p = dc_pcache_slot(t, cc, edge, id);
+  uint32_t hit = dc_pcache_hit(p, cc, edge, id);
+  if (dc_likely(hit)) return hit;
   uint32_t top = dc_cc_push(cc, edge, id);
   p->mode = (uint32_t)dc_opt.cc_compress;
   p->id = id;
