@@ -292,7 +292,7 @@ static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintp
      * over new edges count toward re-encoding: unencoded_push) */
     const dc_dict *d = t->dict;
     if (dc_unlikely(c->edge >= d->n_edges)) goto slow;
-    new_cc = dc_pcache_hit(dc_pcache_slot(t, cc, c->edge, id), cc, c->edge, id);
+    new_cc = dc_pcache_hit(dc_pcache_set(t, cc, c->edge, id), cc, c->edge, id);
     if (dc_unlikely(!new_cc)) goto slow;
     new_id = d->max_id + 1;
     t->cc_pushes++;
