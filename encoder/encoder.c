@@ -265,11 +265,53 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_leave(t);
 }
 
+/* Enter the callee of cached edge c: the frame, then the encoded state
+ * (id, ccStack top) the call leads to. */
+static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, const dc_ecache *c,
+                                                             uint32_t depth, uint64_t calls,
+                                                             uintptr_t sp, uint64_t new_id,
+                                                             uint32_t new_cc) {
+  /* reserve the slot first: a signal handler arriving now pushes above it */
+  t->depth = depth + 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  dc_frame *f = &t->frames[depth];
+  f->sp = sp;
+  f->saved_id = t->id;
+  f->saved_cc = t->cc;
+  f->saved_node = t->node;
+  f->edge = c->edge;
+  t->id = new_id;
+  t->cc = new_cc;
+  t->node = c->callee;
+  t->calls = calls;
+  t->ctx_handle = 0;
+}
+
+/* The fast path of a call over an unencoded edge (recursive, indirect or
+ * overflow): a ccStack push, done here when the thread's push cache has it
+ * and the dictionary knows the edge (pushes over new edges count toward
+ * re-encoding: unencoded_push).  Apart from func_entry, so that encoded
+ * calls save no registers. */
+DC_NOINLINE static void func_entry_push(dc_thread *t, const dc_ecache *c, uintptr_t cs,
+                                        uintptr_t callee, uintptr_t sp, int cyg) {
+  const dc_dict *d = t->dict;
+  uint32_t top;
+  if (dc_unlikely(c->edge >= d->n_edges) ||
+      dc_unlikely(!(top = dc_pcache_hit(dc_pcache_set(t, t->cc, c->edge, t->id), t->cc,
+                                        c->edge, t->id)))) {
+    func_entry_slow(cs, callee, sp, cyg);
+    return;
+  }
+  t->cc_pushes++;
+  enter_frame(t, c, t->depth, t->calls + 1, sp, d->max_id + 1, top);
+}
+
 /* Fast paths: a known thread with nothing pending (no reentrancy, no newer
  * dictionary, no verification), no resync, a cache hit on the edge (and, for
- * an unencoded edge, on its push), no sample due.  Everything else goes to the slow variant, which re-checks
- * from scratch.  The in_runtime half of the slow word keeps a signal handler
- * that interrupts a slow path away from the state. */
+ * an unencoded edge, on its push: func_entry_push), no sample due.
+ * Everything else goes to the slow variant, which re-checks from scratch.
+ * The in_runtime half of the slow word keeps a signal handler that
+ * interrupts a slow path away from the state. */
 static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
                                                             uintptr_t sp, int cyg) {
   dc_thread *t = dc_tls;
@@ -282,35 +324,11 @@ static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintp
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node)))
     goto slow;
-  const uint64_t id = t->id;
-  const uint32_t cc = t->cc;
-  uint64_t new_id = id + c->code;
-  uint32_t new_cc = cc;
   if (dc_unlikely(c->code == DC_UNENCODED)) {
-    /* a ccStack push (a recursive, indirect or overflow edge): here when the
-     * thread's push cache has it and the dictionary knows the edge (pushes
-     * over new edges count toward re-encoding: unencoded_push) */
-    const dc_dict *d = t->dict;
-    if (dc_unlikely(c->edge >= d->n_edges)) goto slow;
-    new_cc = dc_pcache_hit(dc_pcache_set(t, cc, c->edge, id), cc, c->edge, id);
-    if (dc_unlikely(!new_cc)) goto slow;
-    new_id = d->max_id + 1;
-    t->cc_pushes++;
+    func_entry_push(t, c, cs, callee, sp, cyg);
+    return;
   }
-  /* reserve the slot first: a signal handler arriving now pushes above it */
-  t->depth = depth + 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  dc_frame *f = &t->frames[depth];
-  f->sp = sp;
-  f->saved_id = id;
-  f->saved_cc = cc;
-  f->saved_node = t->node;
-  f->edge = c->edge;
-  t->id = new_id;
-  t->cc = new_cc;
-  t->node = c->callee;
-  t->calls = calls;
-  t->ctx_handle = 0;
+  enter_frame(t, c, depth, calls, sp, t->id + c->code, t->cc);
   return;
 slow:
   func_entry_slow(cs, callee, sp, cyg);
