@@ -359,16 +359,6 @@ slow:
 }
 
 /* ------------------------------------------------------------ snapshots */
-void dc_capture(dc_thread *t, dacce_ctx *out) {
-  if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)) &&
-      !t->in_runtime)
-    dc_migrate(t);
-  out->id = t->id;
-  out->node = t->node;
-  out->cc = t->cc;
-  out->ts = t->dict->ts;
-  out->thread = t->serial;
-}
 
 DC_EXPORT void dacce_capture(dacce_ctx *out) {
   dc_thread *t = dc_cur();

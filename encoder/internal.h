@@ -516,7 +516,16 @@ void dc_threads_flag(uint32_t bits); /* set pending bits on every live thread */
 void dc_init(void);
 void dc_migrate(dc_thread *t);          /* re-derive state under the newest dict */
 void dc_resync_to(dc_thread *t, uintptr_t sp); /* drop frames deeper than sp */
-void dc_capture(dc_thread *t, dacce_ctx *out);
+/* The thread's current context (inline: the detector takes one at the first
+ * shadow store after every call and return, and a copy through memory made
+ * its caller wait on store forwarding). */
+static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
+  if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)) &&
+      !t->in_runtime)
+    dc_migrate(t);
+  *out = (dacce_ctx){.id = t->id, .node = t->node, .cc = t->cc, .ts = t->dict->ts,
+                     .thread = t->serial};
+}
 void dc_stats_add_thread(const dc_thread *t);
 
 /* ---------------------------------------------------------------- verify.c */
