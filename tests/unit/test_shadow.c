@@ -28,6 +28,12 @@ static int cells(const void *p, unsigned *bytes, uint64_t *w0) {
   return n;
 }
 
+/* Is the page of p in memory (mincore)? */
+static int resident(const void *p) {
+  unsigned char v = 0;
+  return mincore((void *)((uintptr_t)p & ~(uintptr_t)4095), 4096, &v) == 0 && (v & 1);
+}
+
 static void expect_one(const void *p, unsigned want, uint64_t flags, const char *what) {
   unsigned bytes = 0;
   uint64_t w0 = 0;
@@ -123,6 +129,28 @@ int main(void) {
             (atomic_load(&sh_cell_at(g, 0)->w0) & atomic_load(&sh_cell_at(g, 1)->w0) & SH_WRITE),
         "two writes left: %llx %llx", (unsigned long long)atomic_load(&sh_cell_at(g, 0)->w0),
         (unsigned long long)atomic_load(&sh_cell_at(g, 1)->w0));
+
+  /* sh_touch_ahead: a store into a granule in the first or last cache line
+   * of its shadow page write-faults the page before or after it, and never
+   * a page outside plane A (before the region's shadow: unmapped; after
+   * it: plane B).  Fresh shadow of a region nothing else uses. */
+  {
+    sh_granule *r = sh_region_map((uintptr_t)1 << 44);
+    const uintptr_t per_page = 4096 / sizeof(sh_granule);
+    sh_granule *mid = r + 1000 * per_page; /* the first granule of a page */
+    CHECK(!resident(mid - per_page) && !resident(mid) && !resident(mid + per_page),
+          "fresh shadow is not resident");
+    sh_touch_ahead(mid + 5); /* not in an edge line */
+    CHECK(!resident(mid - per_page) && !resident(mid + per_page), "no edge: nothing touched");
+    sh_touch_ahead(mid); /* first line */
+    CHECK(resident(mid - per_page) && !resident(mid + per_page), "first line: the page before");
+    sh_touch_ahead(mid + per_page - 1); /* last line */
+    CHECK(resident(mid + per_page), "last line: the page after");
+    CHECK(!resident(mid), "the granule's own page is left to the store");
+    sh_touch_ahead(r);                                      /* plane A's first page */
+    sh_touch_ahead(r + SH_PLANE / sizeof(sh_granule) - 1); /* and its last */
+    CHECK(!resident((char *)r + SH_PLANE), "plane B's first page untouched");
+  }
 
   /* covering: the same thread and epoch, a superset of the bytes, a write
    * for a write, the same atomicity, freed marks only for freed marks */
