@@ -287,6 +287,28 @@ static void test_timestamps(void) {
   unwind_all(&s);
 }
 
+/* A migrate flag that arrives after the thread already moved to the newest
+ * dictionary (dc_capture migrates too, and the re-encoder flags threads
+ * after publishing) is cleared by the next slow event.  It used to stay,
+ * sending every later call and return of the thread to the slow path. */
+static void test_late_migrate_flag(void) {
+  sim s;
+  sim_init(&s);
+  dc_thread *t = dc_cur();
+  path(&s, "VW");
+  dacce_reencode();
+  dacce_ctx c;
+  dacce_capture(&c); /* migrates: the thread is on the newest dictionary */
+  CHECK(t->dict == atomic_load(&dc_cur_dict), "captured on the newest dictionary");
+  atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE); /* the flag, late */
+  call(&s, 'X');
+  ret(&s);
+  CHECK(!(atomic_load(&t->pending) & DC_PENDING_MIGRATE), "late migrate flag cleared: %#x",
+        (unsigned)atomic_load(&t->pending));
+  CHECK_DECODES(&s);
+  unwind_all(&s);
+}
+
 /* A chain of diamonds doubles the number of contexts per level.  With a
  * small limit, the edges that would pass it stay unencoded (never wrap), and
  * every context still decodes. */
@@ -384,6 +406,7 @@ int main(void) {
   test_paper_compression();
   test_recursion_compression();
   test_timestamps();
+  test_late_migrate_flag();
   test_overflow(4, 6);   /* 2^6 paths, limit 2^4 */
   test_overflow(63, 70); /* 2^70 paths, the real 2^63 limit */
   test_random_walks();
