@@ -332,32 +332,11 @@ static inline int ignored(const dc_thread *t, int is_write) {
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 
-/* The full check, apart from rd_access_granule so that the plane-B answer
- * there saves no registers (it is most calls when two threads read the
- * same structures through two loads per granule: calltree, interp). */
-DC_NOINLINE static void access_full(sh_granule *g, uintptr_t addr, unsigned bytes,
-                                    uint64_t flags, uintptr_t pc, int b_used) {
-  check_granule(dc_tls, g, addr, bytes, flags, pc, b_used); /* six arguments: all in registers */
-}
-
 void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
                        uintptr_t pc) {
   if (dc_unlikely(ignored(t, is_write))) return;
-  const unsigned bytes = sh_bytes(addr & 7, size);
-  const uint64_t flags = is_write ? SH_WRITE : 0;
-  /* plane B where its bit is set: two threads that each read a granule
-   * through two loads fill all four cells, and the one whose cells are in
-   * plane B finds them here, without the full check (an earlier fast path
-   * that read plane A only sent it there on every access: interp 6.5 ->
-   * 10 s) */
-  const int b_used = sh_b_used(g);
-  if (b_used) {
-    const uint64_t cur = t->rd.self | bytes | flags;
-    for (int i = SH_CELLS_A; i < SH_CELLS; i++)
-      if (sh_covers(atomic_load_explicit(&sh_cell_at(g, i)->w0, memory_order_relaxed), cur))
-        return;
-  }
-  access_full(g, addr, bytes, flags, pc, b_used);
+  check_granule(t, g, addr, sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, pc,
+                sh_b_used(g));
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
