@@ -380,14 +380,10 @@ static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t 
   for (uintptr_t end = addr + size; addr < end;) {
     uintptr_t stop = (addr | 7) + 1 < end ? (addr | 7) + 1 : end;
     sh_granule *g = sh_granule_of(addr);
-    if (g) {
-      const uint64_t cur = r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | SH_WRITE;
-      const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
-      for (int i = 0; i < n; i++) {
-        sh_cell *cell = sh_cell_at(g, i);
-        uint64_t c = atomic_load_explicit(&cell->w0, memory_order_relaxed);
-        if (dc_unlikely(conflicts(r, c, cur))) race(t, addr, cur, pc, cell, c);
-      }
+    if (g) { /* the second look's check, against cells all new to it */
+      static const uint64_t none[SH_CELLS];
+      recheck(t, g, addr, r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | SH_WRITE, pc,
+              none, -1);
     }
     addr = stop;
   }
