@@ -63,15 +63,18 @@ DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t p
   race_with(t, addr, cur, pc, prev_w0, sh_pair_w0(now) == prev_w0 ? sh_pair_w1(now) : 0);
 }
 
-/* Store (w0, w1) into cell i, which the first look saw as c[i].  When the
- * cell held something else by then, another thread stored there since we
- * looked and did not see us: its access is checked here, as the second look
- * checks the other cells (sh_swap).  The access we displaced is lost from
- * the shadow as an evicted one is. */
-static inline void publish(dc_thread *t, sh_cell *cell, uint64_t seen, uint64_t w0, uint64_t w1,
+/* Store (w0, w1) into a cell, which the first look saw as *seen; *seen
+ * becomes w0, what the second look expects there.  When the cell held
+ * something else by then, another thread stored there since we looked and
+ * did not see us: its access is checked here, as the second look checks the
+ * other cells (sh_swap).  The access we displaced is lost from the shadow
+ * as an evicted one is. */
+static inline void publish(dc_thread *t, sh_cell *cell, uint64_t *seen, uint64_t w0, uint64_t w1,
                            uintptr_t addr, uint64_t cur, uintptr_t pc) {
-  sh_pair old = sh_swap(cell, w0, w1, seen);
-  if (dc_unlikely(sh_pair_w0(old) != seen) && conflicts(&t->rd, sh_pair_w0(old), cur))
+  const uint64_t was = *seen;
+  sh_pair old = sh_swap(cell, w0, w1, was);
+  *seen = w0;
+  if (dc_unlikely(sh_pair_w0(old) != was) && conflicts(&t->rd, sh_pair_w0(old), cur))
     race_with(t, addr, cur, pc, sh_pair_w0(old), sh_pair_w1(old));
 }
 
@@ -152,8 +155,7 @@ static int keep_a_live(dc_thread *t, sh_granule *g, uint64_t *c, int b, uintptr_
     if (!settled(&t->rd, p)) continue;
     sh_pair from = sh_load_pair(sh_cell_at(g, i));
     if (sh_pair_w0(from) != p) continue;
-    publish(t, sh_cell_at(g, b), c[b], p, sh_pair_w1(from), addr, cur, pc);
-    c[b] = p;
+    publish(t, sh_cell_at(g, b), &c[b], p, sh_pair_w1(from), addr, cur, pc);
     return i;
   }
   return b;
@@ -169,22 +171,38 @@ static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
     *seen = w0;
 }
 
+/* The second look's rare part: cells that changed since the first look
+ * (now), other than the one we stored into (its new occupant got our
+ * access back from its exchange and checked it). */
+DC_COLD static void recheck_changed(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                    uintptr_t pc, const uint64_t *c, const uint64_t *now, int n,
+                                    int slot) {
+  for (int i = 0; i < n; i++)
+    if (i != slot && now[i] != c[i] && conflicts(&t->rd, now[i], cur))
+      race(t, addr, cur, pc, sh_cell_at(g, i), now[i]);
+}
+
 /* Another thread may have stored a conflicting access between our first
  * look and our store, having looked before we stored: look again, after
  * our store (a full barrier, sh_swap).  Of two racing threads, the one that
  * stores last sees the other: in another cell here, in the same cell as
- * the access its store displaced (publish). */
+ * the access its store displaced (publish).  c: the cells as we left them
+ * (publish updates the one we stored into); plane B's as 0 if its bit was
+ * clear.  Nearly always nothing changed: one comparison of all cells. */
 DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc,
                        const uint64_t *c, int slot) {
-  rd_thread *r = &t->rd;
-  const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
-  for (int i = 0; i < n; i++) {
-    if (i == slot) continue;
-    sh_cell *cell = sh_cell_at(g, i);
-    uint64_t now = atomic_load_explicit(&cell->w0, memory_order_relaxed);
-    if (dc_unlikely(now != c[i]) && dc_unlikely(conflicts(r, now, cur)))
-      race(t, addr, cur, pc, cell, now);
+  uint64_t now[SH_CELLS];
+  now[0] = atomic_load_explicit(&g->c[0].w0, memory_order_relaxed);
+  now[1] = atomic_load_explicit(&g->c[1].w0, memory_order_relaxed);
+  uint64_t diff = (now[0] ^ c[0]) | (now[1] ^ c[1]);
+  int n = SH_CELLS_A;
+  if (sh_b_used(g)) {
+    now[2] = atomic_load_explicit(&sh_cell_at(g, 2)->w0, memory_order_relaxed);
+    now[3] = atomic_load_explicit(&sh_cell_at(g, 3)->w0, memory_order_relaxed);
+    diff |= (now[2] ^ c[2]) | (now[3] ^ c[3]);
+    n = SH_CELLS;
   }
+  if (dc_unlikely(diff)) recheck_changed(t, g, addr, cur, pc, c, now, n, slot);
 }
 
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
@@ -219,7 +237,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     if (dc_unlikely(conflicts(r, c[own ^ 1], cur)))
       race(t, addr, cur, pc, &g->c[own ^ 1], c[own ^ 1]);
     const uint64_t w1 = make_w1(t, pc);
-    publish(t, &g->c[own], c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+    publish(t, &g->c[own], &c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
             pc);
     return own;
   }
@@ -232,11 +250,12 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     if (sh_covers(c[2], cur) || sh_covers(c[3], cur)) return -1;
     n = SH_CELLS;
   }
+#pragma GCC unroll 4
   for (int i = 0; i < n; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, cell[i], c[i]);
   const uint64_t w1 = make_w1(t, pc);
   if (own >= 0) { /* as above, with plane B in use */
-    publish(t, cell[own], c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+    publish(t, cell[own], &c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
             pc);
     return own;
   }
@@ -246,10 +265,11 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
    * union, and the report names the same instruction and context (known:
    * pcs too far from their function all look alike). */
   if ((w1 >> 32) != RD_DELTA_UNKNOWN)
+#pragma GCC unroll 4
     for (int i = 0; i < n; i++)
       if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
           atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) == w1) {
-        publish(t, cell[i], c[i], c[i] | (cur & 0xff), w1, addr, cur, pc);
+        publish(t, cell[i], &c[i], c[i] | (cur & 0xff), w1, addr, cur, pc);
         return i;
       }
   /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
@@ -257,6 +277,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
    * storing at the same moment take different cells */
   int slot = -1;
   const int flip = (int)(r->tid & 1);
+#pragma GCC unroll 4
   for (int k = 0; k < SH_CELLS; k++) {
     const int i = k ^ flip;
     const uint64_t p = c[i];
@@ -279,7 +300,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  publish(t, cell[slot], c[slot], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
+  publish(t, cell[slot], &c[slot], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
           pc);
   return slot;
 }
