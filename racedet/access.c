@@ -22,7 +22,9 @@ static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
   uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   uintptr_t base = dc_node_at(t->node)->pc;
   int64_t d = (int64_t)(pc - base);
-  uint32_t delta = (d > INT32_MIN + 1 && d <= INT32_MAX) ? (uint32_t)(int32_t)d : RD_DELTA_UNKNOWN;
+  uint32_t delta = (d > -RD_DELTA_LIMIT && d < RD_DELTA_LIMIT)
+                       ? (uint32_t)d & (RD_DELTA_MERGED - 1)
+                       : RD_DELTA_UNKNOWN;
   return (uint64_t)h | ((uint64_t)delta << 32);
 }
 
@@ -30,8 +32,9 @@ static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
 static uintptr_t cell_pc(uint64_t w1) {
   const rd_ctxrec *c = rd_ctx_get((uint32_t)w1);
   uint32_t delta = (uint32_t)(w1 >> 32);
-  if (!c || delta == RD_DELTA_UNKNOWN) return 0;
-  return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)(int32_t)delta;
+  if (!c || (delta & RD_DELTA_UNKNOWN)) return 0;
+  /* the 30-bit offset, sign-extended */
+  return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)((int32_t)(delta << 2) >> 2);
 }
 
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur);
@@ -51,7 +54,8 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
                       .freed = !!(prev_w0 & SH_FREED),
                       .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),
-                      .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1};
+                      .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1,
+                      .pc_merged = !!((w1 >> 32) & RD_DELTA_MERGED)};
   rd_report_race(&c, &p);
 }
 
@@ -259,17 +263,30 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
             pc);
     return own;
   }
-  /* The same instruction in the same context, thread and epoch, on bytes
-   * next to a cell's (a loop over an array of ints): widen that cell.
-   * Nothing is lost: a later access that races with either races with the
-   * union, and the report names the same instruction and context (known:
-   * pcs too far from their function all look alike). */
-  if ((w1 >> 32) != RD_DELTA_UNKNOWN)
+  /* This thread's access in this epoch, of this kind and in this calling
+   * context, on bytes next to a cell's (a loop over an array of ints; a
+   * function that sets a struct's fields one statement at a time): merge
+   * it into that cell.  No race is lost: a later access that races with
+   * either races with the union.  The cell keeps its first pc; when another
+   * instruction's access joins it, it is marked merged and a report says
+   * that this pc is the first of several (RD_DELTA_MERGED).  The merged
+   * cell may now cover others of this thread's, which it clears: each
+   * held cell is a cell that a third access will not find free.  The same
+   * context handle means the same function, except under capture=stackwalk
+   * (a frame-pointer walk from a leaf that keeps no frame is its caller's):
+   * there only the same pc merges. */
+  if (!((w1 >> 32) & RD_DELTA_UNKNOWN))
 #pragma GCC unroll 4
     for (int i = 0; i < n; i++)
-      if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur) &&
-          atomic_load_explicit(&cell[i]->w1, memory_order_relaxed) == w1) {
-        publish(t, cell[i], &c[i], c[i] | (cur & 0xff), w1, addr, cur, pc);
+      if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur)) {
+        uint64_t had = atomic_load_explicit(&cell[i]->w1, memory_order_relaxed);
+        if (had != w1 && ((uint32_t)had != (uint32_t)w1 || ((had >> 32) & RD_DELTA_UNKNOWN) ||
+                          dc_capture_mode == DC_CAPTURE_STACKWALK))
+          continue;
+        if (had != w1) had |= (uint64_t)RD_DELTA_MERGED << 32;
+        publish(t, cell[i], &c[i], sh_with_check(c[i] | (cur & 0xff), had), had, addr, cur, pc);
+        for (int k = 0; k < n; k++)
+          if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
         return i;
       }
   /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),

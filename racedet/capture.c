@@ -112,15 +112,18 @@ __attribute__((noinline)) static uint32_t sw_walk(const dc_thread *t, uintptr_t 
 
 /* The base a cell's pc delta is taken from must be a graph node, and the
  * stack does not name the accessing function (its pc is in the cell): a
- * node in the middle of the 2 GiB window of the innermost return address,
- * so any pc within 1 GiB of that caller fits the delta. */
+ * node in the middle of the window of the innermost return address, twice
+ * as wide as the delta's reach (RD_DELTA_LIMIT, 512 MiB), so any pc within
+ * that reach of the caller's window centre fits the delta. */
+#define WINDOW_BITS 30 /* 2 * RD_DELTA_LIMIT */
+_Static_assert(((uintptr_t)1 << (WINDOW_BITS - 1)) == RD_DELTA_LIMIT, "anchor window");
 static _Atomic uint64_t anchors[16]; /* (window + 1) << 32 | node */
 static uint32_t anchor_node(uintptr_t pc) {
-  uint64_t w = pc >> 31;
+  uint64_t w = pc >> WINDOW_BITS;
   _Atomic uint64_t *slot = &anchors[w & 15];
   uint64_t v = atomic_load_explicit(slot, memory_order_relaxed);
   if ((v >> 32) == w + 1) return (uint32_t)v;
-  uint32_t node = dc_node_get((uintptr_t)(w << 31) + ((uintptr_t)1 << 30));
+  uint32_t node = dc_node_get((uintptr_t)(w << WINDOW_BITS) + ((uintptr_t)1 << (WINDOW_BITS - 1)));
   atomic_store_explicit(slot, ((w + 1) << 32) | node, memory_order_relaxed);
   return node;
 }

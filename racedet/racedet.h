@@ -13,9 +13,16 @@
 
 #include "../encoder/internal.h"
 #include "../shadow/shadow.h"
+#include "merged_note.h"
 
 enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
-#define RD_DELTA_UNKNOWN 0x80000000u /* pc too far from its function to store */
+/* A cell's pc, in the high half of its w1: a signed 30-bit offset from its
+ * context's function (bits 0-29), or unknown (too far from it); merged: the
+ * cell also holds accesses by other instructions of that function in the
+ * same context, and this pc is the first of them (access.c). */
+#define RD_DELTA_UNKNOWN 0x80000000u
+#define RD_DELTA_MERGED 0x40000000u
+#define RD_DELTA_LIMIT (1 << 29)
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
@@ -142,6 +149,7 @@ typedef struct rd_access_desc {
   unsigned size;
   uintptr_t addr, pc;
   uint32_t ctx; /* context handle (0 = unknown) */
+  int pc_merged; /* pc is the first of several merged accesses (RD_DELTA_MERGED) */
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
 uint64_t rd_reports_count(void);

@@ -28,6 +28,7 @@ typedef struct stack {
   int n;
   int truncated, error;
   int not_captured; /* capture=stackwalk: thread creation contexts */
+  int pc_merged;    /* the pc is the first of several merged accesses */
 } stack;
 
 typedef struct thread_info {
@@ -236,6 +237,7 @@ static void put_stack_text(buf *b, const stack *s) {
   if (s->error) bput(b, "    <context could not be decoded: error %d>\n", s->error);
   if (s->not_captured) bput(b, "    <not captured with capture=%s>\n", rd_capture_name());
   if (s->truncated) bput(b, "    ... (truncated)\n");
+  if (s->pc_merged) bput(b, "    %s\n", RD_MERGED_NOTE);
 }
 static const char *thread_name(uint32_t tid) {
   return tid < atomic_load(&dc_threads.n) ? ((dc_thread_rec *)dc_vec_at(&dc_threads, tid))->name
@@ -372,6 +374,7 @@ static void render_raw(const report *r, buf *b) {
          (unsigned long)a->addr, r->st[k].error);
     put_pcs_json(b, &r->st[k]);
     if (r->st[k].truncated) bput(b, ",\"frames_truncated\":true");
+    if (r->st[k].pc_merged) bput(b, ",\"pc_merged\":true");
     /* mutexes this access held: address with the low bit set when read-locked */
     bput(b, ",\"mutexes\":[");
     for (int i = 0; i < r->nheld[k]; i++)
@@ -464,6 +467,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   r.kind = prev->freed ? "heap-use-after-free" : "data-race";
   stack_of(&r.st[0], cur->ctx, cur->pc);
   stack_of(&r.st[1], prev->ctx, prev->pc);
+  r.st[1].pc_merged = prev->pc_merged && prev->pc;
   /* the same two stacks in either role are one report; a use-after-free
    * is not the same report as a race between the same stacks */
   if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)),

@@ -92,6 +92,10 @@ static inline uint64_t sh_make(unsigned bytes, uint64_t flags, unsigned tid, uin
   return (uint64_t)bytes | flags | ((uint64_t)check << 11) | ((uint64_t)tid << 16) |
          ((uint64_t)epoch << 32);
 }
+/* w0 with the checksum of a new w1 */
+static inline uint64_t sh_with_check(uint64_t w0, uint64_t w1) {
+  return sh_make(0, w0 & ~SH_CHECK_BITS, 0, 0, w1);
+}
 static inline int sh_check_ok(uint64_t w0, uint64_t w1) {
   return SH_CHECK(w0) == (unsigned)((w1 * 0x9E3779B97F4A7C15ull) >> 59);
 }

@@ -44,6 +44,7 @@ typedef struct lr_stack {
   int n;
   int decode_error; /* the runtime could not decode the context (< 0) */
   int truncated;    /* the runtime cut the stack (more than its frame limit) */
+  int pc_merged;    /* the top frame is the first of several merged accesses */
 } lr_stack;
 
 #define LR_MAX_HELD 16

@@ -339,7 +339,9 @@ static int raw_access(conv *c, const jval *root, const char *key, lr_access *a) 
   const jval *de = get(o, "decode_error");
   if (de && de->t == J_NUM && de->is_int && de->i > -1000000 && de->i < 1000000)
     a->st.decode_error = (int)de->i;
-  if (field_bool(c, o, "frames_truncated", &a->st.truncated)) return -1;
+  if (field_bool(c, o, "frames_truncated", &a->st.truncated) ||
+      field_bool(c, o, "pc_merged", &a->st.pc_merged))
+    return -1;
   a->thread = (unsigned)tid;
   a->size = (unsigned)size;
   a->address = addr;

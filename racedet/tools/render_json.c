@@ -48,6 +48,7 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
           a->is_free ? "true" : "false", a->size);
   hex(b, a->address);
   if (a->st.truncated) lr_bputs(b, ",\"frames_truncated\":true");
+  if (a->st.pc_merged) lr_bputs(b, ",\"pc_merged\":true");
   lr_bputs(b, ",\"mutexes\":[");
   for (int i = 0; i < a->nheld; i++)
     lr_bput(b, "%s{\"id\":\"M%d\",\"read\":%s}", i ? "," : "", a->held[i] + 1,

@@ -224,6 +224,7 @@ static void access_words(lr_buf *t, const lr_report *r, int k, int capital) {
   if (!f && a->st.n) f = &a->st.f[0];
   if (f && f->function) lr_bput(t, " in %s", f->function);
   if (f && f->file) lr_bput(t, " (%s:%d)", lr_basename(f->file), f->line);
+  if (a->st.pc_merged) lr_bputs(t, " (the first of several accesses there merged into one record)");
 }
 
 void lr_sarif_add(lr_sarif *s, const lr_report *r) {

@@ -25,6 +25,7 @@
  */
 #include <string.h>
 
+#include "../merged_note.h"
 #include "launcher.h"
 
 static void put_frame(lr_buf *b, int i, const lr_frame *f) {
@@ -67,6 +68,7 @@ static void put_stack(lr_buf *b, const lr_stack *s) {
   }
   if (s->decode_error) lr_bput(b, "    <context could not be decoded: error %d>\n", s->decode_error);
   if (s->truncated) lr_bputs(b, "    ... (the runtime cut this stack at its frame limit)\n");
+  if (s->pc_merged) lr_bputs(b, "    " RD_MERGED_NOTE "\n");
   if (!s->n && !s->decode_error) lr_bputs(b, "    <empty stack>\n");
 }
 

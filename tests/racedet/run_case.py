@@ -16,6 +16,12 @@ and check the expectations written in its header comment:
   EXPECT-EVERY: N name       each of the functions name_0 .. name_<N-1> is the
                              innermost frame of a stack of some report of the
                              expected kind (every one of N races was found)
+  EXPECT-MERGED: f           the access whose top frame is f was merged with
+                             others of f into one shadow cell: its JSON says
+                             pc_merged, its line is the one marked
+                             MERGED-FIRST in the source (the first of them),
+                             the other access's does not, and the text report
+                             carries the runtime's note
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -40,10 +46,12 @@ import tempfile
 def expectations(src):
     exp = {}
     with open(src) as f:
-        for line in f:
+        for n, line in enumerate(f, 1):
             m = re.search(r"EXPECT(-[A-Z]+)?:\s*(.*?)\s*(\*/)?$", line)
             if m:
                 exp[(m.group(1) or "")[1:] or "KIND"] = m.group(2).split()
+            if "MERGED-FIRST" in line:
+                exp["MERGED_LINE"] = n
     if "KIND" not in exp:
         sys.exit(f"{src}: no EXPECT: line")
     return exp
@@ -106,6 +114,21 @@ def check_report(rep, exp):
         n = sum(1 for t in threads.values() if t.get("parent") is not None)
         if n < int(exp["THREADS"][0]):
             why.append(f"{n} threads with a creator, expected at least {exp['THREADS'][0]}")
+    if "MERGED" in exp:
+        sides = [s for s in ("current", "previous") if rep[s]["frames"] and
+                 name_matches(exp["MERGED"][0], rep[s]["frames"][0].get("function"))]
+        if len(sides) != 1:
+            why.append(f"no single access with top frame {exp['MERGED'][0]}")
+        else:
+            acc, other = rep[sides[0]], rep["previous" if sides[0] == "current" else "current"]
+            line = acc["frames"][0].get("line")
+            if not acc.get("pc_merged"):
+                why.append(f"the access in {exp['MERGED'][0]} is not marked pc_merged")
+            elif line != exp.get("MERGED_LINE"):
+                why.append(f"merged access at line {line}, expected the first, "
+                           f"line {exp.get('MERGED_LINE')}")
+            if other.get("pc_merged"):
+                why.append("the other access is marked pc_merged too")
     if "CREATION" in exp:
         chain, tid, seen = [], rep["current"]["thread"], set()
         while tid in threads and tid not in seen and threads[tid].get("parent") is not None:
@@ -146,6 +169,8 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
             reports = [json.loads(line) for line in f if line.strip()]
     kind = {"race": "data-race"}.get(exp["KIND"][0], exp["KIND"][0])
     fail = []
+    if "MERGED" in exp and "(merged: the top frame is the first of several" not in r.stderr:
+        fail.append("the text report lacks the note on merged accesses")
     if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
         fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
     if kind == "clean":

@@ -1,0 +1,52 @@
+/* merged_fields.c: one function sets the two 4-byte fields of a struct,
+ * one statement each, in one granule: the detector merges the two writes
+ * into one shadow cell (same thread, epoch, kind and calling context; a
+ * different instruction each).  The reader then reads the second field
+ * after a relaxed flag, which orders nothing: the race with the second
+ * write must still be found through the merged cell, and the report must
+ * say that its previous access's top frame is the first of the merged
+ * writes (the line marked MERGED-FIRST), not pass it off as exact.
+ *
+ * EXPECT: race
+ * EXPECT-CURRENT: read_b reader
+ * EXPECT-PREVIOUS: set_fields writer
+ * EXPECT-MERGED: set_fields
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+struct pair {
+  int a, b;
+};
+struct pair s __attribute__((aligned(8))); /* one granule; not static: not split */
+static atomic_int ready;
+
+__attribute__((noinline)) void set_fields(void) {
+  s.a = 1; /* MERGED-FIRST */
+  __asm__ volatile("" ::: "memory"); /* two stores, not one 8-byte store */
+  s.b = 2;
+}
+__attribute__((noinline)) int read_b(void) { return s.b; }
+
+static void *writer(void *arg) {
+  (void)arg;
+  set_fields();
+  atomic_store_explicit(&ready, 1, memory_order_relaxed);
+  return 0;
+}
+
+static void *reader(void *arg) {
+  (void)arg;
+  while (!atomic_load_explicit(&ready, memory_order_relaxed)) sched_yield();
+  return (void *)(long)read_b();
+}
+
+int main(void) {
+  pthread_t w, r;
+  pthread_create(&w, 0, writer, 0);
+  pthread_create(&r, 0, reader, 0);
+  pthread_join(w, 0);
+  pthread_join(r, 0);
+  return 0;
+}
