@@ -8,7 +8,7 @@ with ruleId/level/message, the primary location relative to %SRCROOT% (the
 working directory) with the line of the access, partialFingerprints stable
 across runs (different pids and addresses) and different for different
 races, code flows outermost-first with one thread flow per access and per
-created thread.
+created thread, and the message's note on a merged previous access.
 """
 import json
 import os
@@ -134,6 +134,22 @@ if t.check(len(res4) == 1, "uaf: 1 result", res4):
             "uaf: ruleId heap-use-after-free", res4[0])
     t.check(res4[0]["locations"][0]["physicalLocation"]["region"]["startLine"] ==
             mark("heap-read"), "uaf: primary location at the use", res4[0]["locations"])
+
+# ---------------------------------------------------------------- a merged previous access
+# (racedet/access.c: two field writes of one function share a shadow cell)
+merged_prog = t.build(os.path.join(ROOT, "tests", "racedet", "merged_fields.c"),
+                      f"merged_fields_{t.cc}", extra=["-pthread"])
+out7 = os.path.join(t.tmp, "merged.sarif")
+r = t.run(["--sarif", out7, merged_prog], cwd=ROOT)
+v = subprocess.run([PY, VALIDATOR, out7], capture_output=True, text=True)
+t.check(v.returncode == 0, "merged: valid SARIF 2.1.0", v.stdout + v.stderr)
+with open(out7) as f:
+    res7 = results(json.load(f))
+if t.check(len(res7) == 1, "merged: 1 result", res7):
+    msg = res7[0]["message"]["text"]
+    t.check(msg.count("(the first of several accesses there merged into one record)") == 1 and
+            msg.index("merged into one record") > msg.index("previous"),
+            "merged: the message says the previous access's line is the first of several", msg)
 
 # ---------------------------------------------------------------- no reports
 r, log5 = run_sarif("clean", "clean", ROOT)
