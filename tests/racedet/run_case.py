@@ -22,6 +22,8 @@ and check the expectations written in its header comment:
                              MERGED-FIRST in the source (the first of them),
                              the other access's does not, and the text report
                              carries the runtime's note
+  EXPECT-EXACT: f            the access whose top frame is f was not merged
+                             with others (no pc_merged)
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -129,6 +131,11 @@ def check_report(rep, exp):
                            f"line {exp.get('MERGED_LINE')}")
             if other.get("pc_merged"):
                 why.append("the other access is marked pc_merged too")
+    if "EXACT" in exp:
+        for s in ("current", "previous"):
+            fr = rep[s]["frames"]
+            if fr and name_matches(exp["EXACT"][0], fr[0].get("function")) and rep[s].get("pc_merged"):
+                why.append(f"the {s} access in {exp['EXACT'][0]} is marked pc_merged")
     if "CREATION" in exp:
         chain, tid, seen = [], rep["current"]["thread"], set()
         while tid in threads and tid not in seen and threads[tid].get("parent") is not None:
