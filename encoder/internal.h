@@ -319,6 +319,11 @@ typedef struct rd_ictx { /* per-thread cache of interned contexts */
   uint32_t node, cc, ts, locks, handle;
 } rd_ictx;
 #define RD_ICTX_BITS 10
+typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) */
+  uintptr_t mutex;
+  uint32_t from, to_op; /* lockset ids: from, and to << 1 | unlock */
+} rd_lstep;
+#define RD_LSTEP_BITS 7
 
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
@@ -334,6 +339,9 @@ typedef struct rd_thread {
   uint32_t nheld;
   uint32_t lockset;    /* interned held[], part of every access's context */
   int lockset_dirty;
+  rd_lstep step;       /* the one change since lockset was known (step_pending) */
+  int step_pending;
+  rd_lstep lsteps[1u << RD_LSTEP_BITS];
   rd_ictx ictx[1u << RD_ICTX_BITS];
 } rd_thread;
 

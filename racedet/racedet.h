@@ -105,6 +105,10 @@ void rd_thread_finish(dc_thread *t, uint32_t last);
  * (UINT32_MAX: unknown). */
 uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch);
 void rd_tick(rd_thread *r);      /* advance own epoch (after a release) */
+/* The held set changed by one lock or unlock of m (held[] already updated;
+ * n_before: nheld before): its id from the thread's cache of such changes,
+ * or interned at the next access. */
+void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before);
 /* The interned handle of the calling thread's current context. */
 uint32_t rd_ctx_handle(dc_thread *t);
 /* Context handles: the interned snapshots the shadow refers to. */

@@ -96,6 +96,38 @@ static uint32_t intern(const rd_ctxrec *k) {
   return i;
 }
 
+/* A change of the held set is a function of (the set before, the mutex,
+ * lock or unlock) while held[] does not overflow: a thread that takes and
+ * drops the same mutexes over and over (a lock per call, per lookup) finds
+ * the next set's id here instead of hashing and looking up its held[]
+ * (intern_lockset) at every change. */
+static inline rd_lstep *lstep_at(rd_thread *r, uint32_t from, uintptr_t m, int unlock) {
+  uint64_t k = ((uint64_t)m ^ ((uint64_t)from << 40) ^ (uint64_t)unlock) * 0x9E3779B97F4A7C15ull;
+  return &r->lsteps[k >> (64 - RD_LSTEP_BITS)];
+}
+
+void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before) {
+  if (!r->nheld) { /* nothing held: the empty set, id 0, whatever came before */
+    r->lockset = 0;
+    r->lockset_dirty = 0;
+    r->step_pending = 0;
+    return;
+  }
+  if (r->lockset_dirty || n_before > 16 || r->nheld > 16) { /* unknown start, or overflow */
+    r->lockset_dirty = 1;
+    r->step_pending = 0;
+    return;
+  }
+  const rd_lstep *e = lstep_at(r, r->lockset, m, unlock);
+  if (e->mutex == m && e->from == r->lockset && (e->to_op & 1) == (uint32_t)unlock) {
+    r->lockset = e->to_op >> 1;
+    return;
+  }
+  r->lockset_dirty = 1; /* interned at the next access, which fills the entry */
+  r->step = (rd_lstep){m, r->lockset, (uint32_t)unlock};
+  r->step_pending = 1;
+}
+
 /* The held set, then the per-thread cache, then the global table. */
 static inline __attribute__((always_inline)) uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   rd_thread *r = &t->rd;
@@ -104,6 +136,11 @@ static inline __attribute__((always_inline)) uint32_t handle_of(dc_thread *t, da
     for (uint32_t i = 0; i < k.n; i++) k.a[i] = r->held[i];
     r->lockset = intern_lockset(&k);
     r->lockset_dirty = 0;
+    if (r->step_pending) {
+      rd_lstep *e = lstep_at(r, r->step.from, r->step.mutex, (int)r->step.to_op);
+      *e = (rd_lstep){r->step.mutex, r->step.from, r->lockset << 1 | r->step.to_op};
+      r->step_pending = 0;
+    }
   }
   rd_ictx *e = &r->ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40) ^
                                       ((uint64_t)r->lockset << 52)) *

@@ -123,32 +123,35 @@ void rd_release(uintptr_t addr) { release(addr, 0); }
 void rd_release_read(uintptr_t addr) { release(addr, 1); }
 
 /* The set of held mutexes is part of every access's context (reports name
- * the mutexes both accesses held): a change makes the thread re-intern. */
-static void lockset_changed(void) {
+ * the mutexes both accesses held): a change gives the thread a new set and
+ * a new context handle. */
+static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n_before) {
   dc_thread *t = dc_tls;
   if (!t) return;
   t->ctx_handle = 0;
-  t->rd.lockset_dirty = 1;
+  rd_lockset_step(r, addr, unlock, n_before);
 }
 
 void rd_mutex_locked(uintptr_t addr) {
   rd_thread *r = rd_cur();
-  if (r->nheld < 16) r->held[r->nheld] = addr;
+  const uint32_t n0 = r->nheld;
+  if (n0 < 16) r->held[n0] = addr;
   r->nheld++;
-  lockset_changed();
+  lockset_changed(r, addr, 0, n0);
 }
 
 void rd_mutex_unlocked(uintptr_t addr) {
   rd_thread *r = rd_cur();
-  uint32_t n = r->nheld < 16 ? r->nheld : 16;
-  lockset_changed();
+  const uint32_t n0 = r->nheld, n = n0 < 16 ? n0 : 16;
   for (uint32_t i = n; i-- > 0;)
     if (r->held[i] == addr) {
       for (uint32_t j = i; j + 1 < n; j++) r->held[j] = r->held[j + 1];
       r->nheld--;
+      lockset_changed(r, addr, 1, n0);
       return;
     }
   if (r->nheld > 16) r->nheld--;
+  lockset_changed(r, addr, 1, n0);
 }
 
 /* Fork: with every bucket held (common.c), take or drop every object's lock. */
