@@ -126,10 +126,9 @@ void rd_release_read(uintptr_t addr) { release(addr, 1); }
  * the mutexes both accesses held): a change gives the thread a new set and
  * a new context handle. */
 static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n_before) {
-  dc_thread *t = dc_tls;
-  if (!t) return;
-  t->ctx_handle = 0;
   rd_lockset_step(r, addr, unlock, n_before);
+  dc_thread *t = dc_tls;
+  if (t) t->ctx_handle = 0;
 }
 
 void rd_mutex_locked(uintptr_t addr) {
