@@ -9,12 +9,9 @@
  * EXPECT-PREVIOUS: publish_pair writer
  * EXPECT-LOCATION: global pair
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
 unsigned __int128 pair;
-static atomic_int stage;
 
 __attribute__((noinline)) void publish_pair(unsigned __int128 v) {
   __atomic_store_n(&pair, v, __ATOMIC_RELEASE);
@@ -24,22 +21,13 @@ __attribute__((noinline)) unsigned long atomic_peek(void) {
   return (unsigned long)__atomic_load_n(&pair, __ATOMIC_RELAXED);
 }
 
-void *writer(void *a) {
+__attribute__((noinline)) static void writer_work(void) {
   publish_pair(((unsigned __int128)7 << 64) | 9);
-  atomic_store_explicit(&stage, 1, memory_order_relaxed);
-  return a;
 }
-void *reader(void *a) {
-  while (!atomic_load_explicit(&stage, memory_order_relaxed)) sched_yield();
+__attribute__((noinline)) static int reader_work(void) {
   unsigned long x = atomic_peek();
   printf("%lu %lu\n", x, plain_peek());
-  return a;
-}
-int main(void) {
-  pthread_t w, r;
-  pthread_create(&w, 0, writer, 0);
-  pthread_create(&r, 0, reader, 0);
-  pthread_join(w, 0);
-  pthread_join(r, 0);
   return 0;
 }
+
+#include "relaxed_handoff.h"

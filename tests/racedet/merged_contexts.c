@@ -11,40 +11,20 @@
  * EXPECT-PREVIOUS: set_field path_b writer
  * EXPECT-EXACT: set_field
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
-
 struct pair {
   int a, b;
 };
 struct pair s __attribute__((aligned(8))); /* one granule; not static: not split */
-static atomic_int ready;
 
 __attribute__((noinline)) void set_field(int *f, int v) { *f = v; }
 __attribute__((noinline)) void path_a(void) { set_field(&s.a, 1); }
 __attribute__((noinline)) void path_b(void) { set_field(&s.b, 2); }
 __attribute__((noinline)) int read_b(void) { return s.b; }
 
-static void *writer(void *arg) {
-  (void)arg;
+__attribute__((noinline)) static void writer_work(void) {
   path_a();
   path_b();
-  atomic_store_explicit(&ready, 1, memory_order_relaxed);
-  return 0;
 }
+__attribute__((noinline)) static int reader_work(void) { return read_b(); }
 
-static void *reader(void *arg) {
-  (void)arg;
-  while (!atomic_load_explicit(&ready, memory_order_relaxed)) sched_yield();
-  return (void *)(long)read_b();
-}
-
-int main(void) {
-  pthread_t w, r;
-  pthread_create(&w, 0, writer, 0);
-  pthread_create(&r, 0, reader, 0);
-  pthread_join(w, 0);
-  pthread_join(r, 0);
-  return 0;
-}
+#include "relaxed_handoff.h"

@@ -1,0 +1,33 @@
+/* relaxed_handoff.h: the two threads of a race in a known order.  The
+ * writer runs writer_work() and then sets a relaxed flag, which orders
+ * nothing; the reader waits for the flag and runs reader_work().  What
+ * both touch races, the writer's access being the previous one.  A test
+ * defines writer_work and reader_work (noinline, so they are frames of
+ * their own) and includes this after them. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+static atomic_int ready;
+
+static void *writer(void *arg) {
+  (void)arg;
+  writer_work();
+  atomic_store_explicit(&ready, 1, memory_order_relaxed);
+  return 0;
+}
+
+static void *reader(void *arg) {
+  (void)arg;
+  while (!atomic_load_explicit(&ready, memory_order_relaxed)) sched_yield();
+  return (void *)(long)reader_work();
+}
+
+int main(void) {
+  pthread_t w, r;
+  pthread_create(&w, 0, writer, 0);
+  pthread_create(&r, 0, reader, 0);
+  pthread_join(w, 0);
+  pthread_join(r, 0);
+  return 0;
+}
