@@ -5,7 +5,8 @@
  * and over does not intern held[] each time (rd_lockset_step).  Random lock
  * and unlock sequences over a few mutexes, some read-locked: whenever the
  * thread says its set is known, and after each resolution at an access
- * (rd_ctx_handle), the set behind the id must be exactly held[].  A fixed
+ * (rd_ctx_handle), the set behind the id must be exactly held[], and a
+ * change that leaves nothing held must give the empty set at once.  A fixed
  * pattern repeated, as a program takes its locks: after the first round
  * the cache must answer nearly every change.  Then random sequences past
  * 16 mutexes, where only the first 16 are kept. */
@@ -31,7 +32,7 @@ static int set_is_held(const rd_thread *r, uint32_t id) {
   return ls && ls->n == n && !memcmp(ls->a, r->held, n * sizeof r->held[0]);
 }
 
-static int bad_known, bad_resolved, known, steps;
+static int bad_known, bad_resolved, known, steps, bad_empty;
 
 static void step(dc_thread *t, const uintptr_t *m, int nm, int maxheld) {
   rd_thread *r = &t->rd;
@@ -43,6 +44,8 @@ static void step(dc_thread *t, const uintptr_t *m, int nm, int maxheld) {
     rd_mutex_locked(m[rnd() % nm]);
   }
   steps++;
+  /* nothing held: the empty set at once, whatever came before */
+  if (!r->nheld && (r->lockset_dirty || r->lockset)) bad_empty++;
   if (!r->lockset_dirty) {
     known++;
     if (!set_is_held(r, r->lockset)) bad_known++;
@@ -61,6 +64,8 @@ int main(void) {
   CHECK(bad_known == 0, "%d of %d known sets differ from held[]", bad_known, known);
   CHECK(bad_resolved == 0, "%d resolved sets differ from held[]", bad_resolved);
   CHECK(known > steps / 10, "the cache answered %d of %d random changes", known, steps);
+  CHECK(bad_empty == 0, "%d changes to nothing held left the set unknown or not empty",
+        bad_empty);
 
   /* a program's pattern: a, rw (read), b nested and apart, an access
    * after each change */
