@@ -4,15 +4,18 @@
  * context).  The current access races with a cell from another thread when
  * the bytes overlap, one of them writes, not both are atomic, and the cell's
  * epoch is not covered by the current thread's clock.  Then it is stored:
- * over a cell it subsumes (same thread and same bytes, or a cell that happens
- * before it, whose bytes it covers, and that is a read or it is a write, so
- * no later access can race with that cell but not with this one; such a cell
- * with other bytes too keeps only those), else into an empty cell, else over
- * a cell chosen by a rotating victim (the only place history is lost, as in
- * ThreadSanitizer: more than four concurrent distinct accesses to one
- * granule).  Same thread and epoch, a cell with these bytes or more and a
- * kind that covers this one (sh_covers): nothing to do, the common case in
- * loops.  No locks. */
+ * into this thread's cell of the same epoch, kind and context on adjacent
+ * bytes (merged: check_store), else over a cell it subsumes (same thread and
+ * same bytes, or a cell that happens before it, whose bytes it covers, and
+ * that is a read or it is a write, so no later access can race with that
+ * cell but not with this one; such a cell with other bytes too keeps only
+ * those), else into an empty cell, else over a cell chosen by a rotating
+ * victim (the only place history is lost, as in ThreadSanitizer: more than
+ * four concurrent distinct accesses to one granule).  Same thread and epoch,
+ * a cell with these bytes or more and a kind that covers this one
+ * (sh_covers): nothing to do, the common case in loops.  Cells are stored
+ * with a locked exchange and looked at again after it (recheck); no other
+ * lock. */
 #include <string.h>
 
 #include "racedet.h"
