@@ -220,17 +220,20 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
  * this thread's epoch, which after each release is most of them (a lock per
  * call in SQLite): loops stay unrolled over the four cells and plane B's
  * address is computed once.  b_used: -1, or plane B's bit as the caller saw
- * it, having found no cell that covers the access (rd_access_granule). */
+ * it, having found no cell that covers the access (rd_access_granule, after
+ * rd_access_fast looked at both planes): then nothing is asked again (only
+ * this thread stores cells of its own epoch, and it has stored none since). */
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                           uint64_t flags, uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
   const uint64_t cur = r->self | bytes | flags;
+  const int looked = b_used >= 0;
   sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
   c[0] = atomic_load_explicit(&cell[0]->w0, memory_order_relaxed);
   c[1] = atomic_load_explicit(&cell[1]->w0, memory_order_relaxed);
-  if (b_used < 0 && (sh_covers(c[0], cur) || sh_covers(c[1], cur))) return -1;
+  if (!looked && (sh_covers(c[0], cur) || sh_covers(c[1], cur))) return -1;
   /* The most common case here: this thread's own cell in plane A with these
    * bytes and this kind, from an earlier epoch (the first access after a
    * release), and plane B empty.  Only the other plane-A cell can conflict;
@@ -238,7 +241,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
    * it is subsumed; only their tidying of other cells is skipped). */
   const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
   const int own = !((c[0] ^ cur) & same) ? 0 : !((c[1] ^ cur) & same) ? 1 : -1;
-  if (b_used < 0) b_used = sh_b_used(g);
+  if (!looked) b_used = sh_b_used(g);
   if (own >= 0 && !b_used) {
     c[2] = c[3] = 0;
     if (dc_unlikely(conflicts(r, c[own ^ 1], cur)))
@@ -254,7 +257,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (b_used) {
     c[2] = atomic_load_explicit(&cell[2]->w0, memory_order_relaxed);
     c[3] = atomic_load_explicit(&cell[3]->w0, memory_order_relaxed);
-    if (sh_covers(c[2], cur) || sh_covers(c[3], cur)) return -1;
+    if (!looked && (sh_covers(c[2], cur) || sh_covers(c[3], cur))) return -1;
     n = SH_CELLS;
   }
 #pragma GCC unroll 4
