@@ -142,14 +142,14 @@ void rd_mutex_locked(uintptr_t addr) {
 void rd_mutex_unlocked(uintptr_t addr) {
   rd_thread *r = rd_cur();
   const uint32_t n0 = r->nheld, n = n0 < 16 ? n0 : 16;
-  for (uint32_t i = n; i-- > 0;)
-    if (r->held[i] == addr) {
-      for (uint32_t j = i; j + 1 < n; j++) r->held[j] = r->held[j + 1];
-      r->nheld--;
-      lockset_changed(r, addr, 1, n0);
-      return;
-    }
-  if (r->nheld > 16) r->nheld--;
+  uint32_t i = n;
+  while (i > 0 && r->held[i - 1] != addr) i--;
+  if (i > 0) { /* the innermost hold of addr goes */
+    for (uint32_t j = i - 1; j + 1 < n; j++) r->held[j] = r->held[j + 1];
+    r->nheld--;
+  } else if (r->nheld > 16) {
+    r->nheld--;
+  }
   lockset_changed(r, addr, 1, n0);
 }
 
