@@ -417,6 +417,14 @@ void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
 }
 
+void rd_object_access(uintptr_t obj, int kind, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  const int is_write = kind == RD_OBJ_WRITE;
+  if (!t || ignored(t, is_write)) return;
+  access_one(t, obj, 1,
+             is_write ? SH_WRITE : kind == RD_OBJ_READ_ATOMIC ? SH_ATOMIC : 0, pc);
+}
+
 /* Check a write of [addr, addr + size) against the cells there, and store
  * nothing: loads only, no locked exchange per granule. */
 static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t pc) {

@@ -2,7 +2,10 @@
  * primitives.  Acquire after the real call succeeds; release before the real
  * call lets another thread in.  pthread_cond_wait is modelled as unlock, wait,
  * lock (glibc relocks the mutex internally, out of our sight).  Thread
- * create/join are in encoder/thread.c (they also carry the ancestry). */
+ * create/join are in encoder/thread.c (they also carry the ancestry).
+ * The objects' own memory is accessed too (rd_object_access): init and
+ * destroy write it; lock, unlock, wait and signal read it, before they
+ * synchronise, as ThreadSanitizer's interceptors do. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,50 +18,64 @@
 #define A(p) ((uintptr_t)(p))
 #define RD_TAG_READ 1u /* held[] entry of a read-locked rwlock */
 
-static void locked(uintptr_t m, int ok) {
+#define OBJ_USE(o) rd_object_access(A(o), RD_OBJ_READ_ATOMIC, PC())
+#define OBJ_READ(o) rd_object_access(A(o), RD_OBJ_READ, PC())
+#define OBJ_WRITE(o) rd_object_access(A(o), RD_OBJ_WRITE, PC())
+
+/* A lock taken: its memory read (before the acquire: a lock does not order
+ * its own mutex's initialisation), then what its last holder released. */
+static void locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
+  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
   rd_acquire(m);
   rd_mutex_locked(m);
+}
+/* A lock about to be dropped: read, release. */
+static void unlocking(uintptr_t m, uintptr_t pc) {
+  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
+  rd_release(m);
+  rd_mutex_unlocked(m);
 }
 
 /* ------------------------------------------------------------ mutex */
 DC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_lock, pthread_mutex_t *);
   int r = real_pthread_mutex_lock(m);
-  locked(A(m), r == 0 || r == EOWNERDEAD);
+  locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
 }
 DC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_trylock, pthread_mutex_t *);
   int r = real_pthread_mutex_trylock(m);
-  locked(A(m), r == 0 || r == EOWNERDEAD);
+  locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
 }
 DC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts) {
   REAL(int, pthread_mutex_timedlock, pthread_mutex_t *, const struct timespec *);
   int r = real_pthread_mutex_timedlock(m, ts);
-  locked(A(m), r == 0 || r == EOWNERDEAD);
+  locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
 }
 DC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t c, const struct timespec *ts) {
   REAL(int, pthread_mutex_clocklock, pthread_mutex_t *, clockid_t, const struct timespec *);
   int r = real_pthread_mutex_clocklock(m, c, ts);
-  locked(A(m), r == 0 || r == EOWNERDEAD);
+  locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
 }
 DC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_unlock, pthread_mutex_t *);
-  rd_release(A(m));
-  rd_mutex_unlocked(A(m));
+  unlocking(A(m), PC());
   return real_pthread_mutex_unlock(m);
 }
 DC_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) {
   REAL(int, pthread_mutex_init, pthread_mutex_t *, const pthread_mutexattr_t *);
+  OBJ_WRITE(m);
   rd_sync_forget(A(m), 1);
   return real_pthread_mutex_init(m, a);
 }
 DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_destroy, pthread_mutex_t *);
+  OBJ_WRITE(m);
   rd_sync_forget(A(m), 1);
   return real_pthread_mutex_destroy(m);
 }
@@ -67,73 +84,87 @@ DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
 DC_EXPORT int pthread_spin_lock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_lock, pthread_spinlock_t *);
   int r = real_pthread_spin_lock(m);
-  locked(A(m), r == 0);
+  locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_trylock, pthread_spinlock_t *);
   int r = real_pthread_spin_trylock(m);
-  locked(A(m), r == 0);
+  locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_unlock, pthread_spinlock_t *);
-  rd_release(A(m));
-  rd_mutex_unlocked(A(m));
+  unlocking(A(m), PC());
   return real_pthread_spin_unlock(m);
+}
+DC_EXPORT int pthread_spin_init(pthread_spinlock_t *m, int shared) {
+  REAL(int, pthread_spin_init, pthread_spinlock_t *, int);
+  OBJ_WRITE(m);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_spin_init(m, shared);
+}
+DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
+  REAL(int, pthread_spin_destroy, pthread_spinlock_t *);
+  OBJ_WRITE(m);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_spin_destroy(m);
 }
 
 /* ------------------------------------------------------------ rwlock */
 /* Readers acquire what writers released; writers also acquire what readers
  * released; readers do not synchronise with each other. */
-static void read_locked(uintptr_t m, int ok) {
+static void read_locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
+  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
   rd_acquire(m);
   rd_mutex_locked(m | RD_TAG_READ);
 }
-static void write_locked(uintptr_t m, int ok) {
+static void write_locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
+  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
   rd_acquire_read_releases(m);
   rd_mutex_locked(m);
 }
 DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_rdlock(m);
-  read_locked(A(m), r == 0);
+  read_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_tryrdlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_tryrdlock(m);
-  read_locked(A(m), r == 0);
+  read_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *m, const struct timespec *ts) {
   REAL(int, pthread_rwlock_timedrdlock, pthread_rwlock_t *, const struct timespec *);
   int r = real_pthread_rwlock_timedrdlock(m, ts);
-  read_locked(A(m), r == 0);
+  read_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_wrlock(m);
-  write_locked(A(m), r == 0);
+  write_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_trywrlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_trywrlock(m);
-  write_locked(A(m), r == 0);
+  write_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *m, const struct timespec *ts) {
   REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t *, const struct timespec *);
   int r = real_pthread_rwlock_timedwrlock(m, ts);
-  write_locked(A(m), r == 0);
+  write_locked(A(m), r == 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_unlock, pthread_rwlock_t *);
+  OBJ_USE(m);
   rd_thread *r = rd_cur();
   uint32_t n = r->nheld < 16 ? r->nheld : 16;
   int as_reader = 0;
@@ -151,33 +182,41 @@ DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
   }
   return real_pthread_rwlock_unlock(m);
 }
+DC_EXPORT int pthread_rwlock_init(pthread_rwlock_t *m, const pthread_rwlockattr_t *a) {
+  REAL(int, pthread_rwlock_init, pthread_rwlock_t *, const pthread_rwlockattr_t *);
+  OBJ_WRITE(m);
+  rd_sync_forget(A(m), 1);
+  return real_pthread_rwlock_init(m, a);
+}
 DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_destroy, pthread_rwlock_t *);
+  OBJ_WRITE(m);
   rd_sync_forget(A(m), 1);
   return real_pthread_rwlock_destroy(m);
 }
 
 /* ------------------------------------------------------------ condition variables */
-static void before_wait(pthread_mutex_t *m) {
-  rd_release(A(m));
-  rd_mutex_unlocked(A(m));
+static void before_wait(pthread_cond_t *c, pthread_mutex_t *m, uintptr_t pc) {
+  rd_object_access(A(c), RD_OBJ_READ, pc);
+  unlocking(A(m), pc);
 }
-static void after_wait(pthread_cond_t *c, pthread_mutex_t *m) {
+static void after_wait(pthread_cond_t *c, pthread_mutex_t *m, uintptr_t pc) {
   rd_acquire(A(c));
-  locked(A(m), 1);
+  locked(A(m), 1, pc);
 }
 /* A thread cancelled in the wait gets the mutex back inside glibc and
  * unwinds through its cleanup handlers, which run holding it: the lock is
  * modelled on that path too (without it, a handler's accesses under the
  * mutex raced with everyone's: tests/racedet/cancel_wait.c). */
-static void relocked_on_cancel(void *m) { locked(A(m), 1); }
+static void relocked_on_cancel(void *m) { locked(A(m), 1, 0); }
 #define COND_WAIT(call)                                                           \
   int r;                                                                          \
-  before_wait(m);                                                                 \
+  const uintptr_t pc = PC();                                                      \
+  before_wait(c, m, pc);                                                          \
   pthread_cleanup_push(relocked_on_cancel, m);                                    \
   r = call;                                                                       \
   pthread_cleanup_pop(0);                                                         \
-  after_wait(c, m);                                                               \
+  after_wait(c, m, pc);                                                           \
   return r
 DC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
   REAL(int, pthread_cond_wait, pthread_cond_t *, pthread_mutex_t *);
@@ -196,31 +235,53 @@ DC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 }
 DC_EXPORT int pthread_cond_signal(pthread_cond_t *c) {
   REAL(int, pthread_cond_signal, pthread_cond_t *);
+  OBJ_READ(c);
   rd_release(A(c));
   return real_pthread_cond_signal(c);
 }
 DC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c) {
   REAL(int, pthread_cond_broadcast, pthread_cond_t *);
+  OBJ_READ(c);
   rd_release(A(c));
   return real_pthread_cond_broadcast(c);
 }
+DC_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) {
+  REAL(int, pthread_cond_init, pthread_cond_t *, const pthread_condattr_t *);
+  OBJ_WRITE(c);
+  rd_sync_forget(A(c), 1);
+  return real_pthread_cond_init(c, a);
+}
 DC_EXPORT int pthread_cond_destroy(pthread_cond_t *c) {
   REAL(int, pthread_cond_destroy, pthread_cond_t *);
+  OBJ_WRITE(c);
   rd_sync_forget(A(c), 1);
   return real_pthread_cond_destroy(c);
 }
 
 /* ------------------------------------------------------------ barrier */
-/* Every arrival releases before it blocks, so each departure acquires all. */
+/* Every arrival releases before it blocks, so each departure acquires all.
+ * The barrier's memory is read on the way in and again on the way out,
+ * before the acquire: a thread that destroys the barrier as soon as its own
+ * wait returns races with another that has not left it yet. */
+DC_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
+                                   unsigned n) {
+  REAL(int, pthread_barrier_init, pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+  OBJ_WRITE(b);
+  rd_sync_forget(A(b), 1);
+  return real_pthread_barrier_init(b, a, n);
+}
 DC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b) {
   REAL(int, pthread_barrier_wait, pthread_barrier_t *);
+  OBJ_READ(b);
   rd_release(A(b));
   int r = real_pthread_barrier_wait(b);
+  OBJ_READ(b);
   rd_acquire(A(b));
   return r;
 }
 DC_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b) {
   REAL(int, pthread_barrier_destroy, pthread_barrier_t *);
+  OBJ_WRITE(b);
   rd_sync_forget(A(b), 1);
   return real_pthread_barrier_destroy(b);
 }

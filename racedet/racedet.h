@@ -74,6 +74,14 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
   rd_access(addr, size, is_write, pc);
 }
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
+/* A synchronisation object's own memory, as ThreadSanitizer models it:
+ * creating or destroying a mutex, rwlock, spinlock, condition variable or
+ * barrier writes its first byte, using it reads that byte (atomically for
+ * locks and unlocks, so that uses never race with each other), before the
+ * use synchronises.  An initialisation or destruction that another thread's
+ * use does not happen before, or after, is then a race on that memory. */
+enum { RD_OBJ_READ, RD_OBJ_READ_ATOMIC, RD_OBJ_WRITE };
+void rd_object_access(uintptr_t obj, int kind, uintptr_t pc);
 /* An atomic operation: pre (locks the location's sync object when there is
  * one to use), the real operation, post (clocks by memory order, unlock,
  * shadow).  kind/mo at post are the ones that happened (a failed CAS is a
