@@ -120,10 +120,20 @@ int rd_heap_find(uintptr_t addr, rd_block *out) {
 }
 
 /* ------------------------------------------------------------ events */
+/* The pc an allocation or free is reported at: the malloc family's caller,
+ * unless an operator new or delete is in progress, whose caller it is
+ * (heap_pc; consumed here, by the allocator call it makes). */
+static inline uintptr_t caller_pc(dc_thread *t, uintptr_t pc) {
+  const uintptr_t outer = t->rd.heap_pc;
+  t->rd.heap_pc = 0;
+  return outer ? outer : pc;
+}
+
 static void on_alloc(void *p, size_t size, uintptr_t pc) {
-  if (!p) return;
   dc_thread *t = dc_tls;
-  if (!t || t->in_runtime) return;
+  if (!t) return;
+  pc = caller_pc(t, pc);
+  if (!p || t->in_runtime) return;
   sh_reset((uintptr_t)p, size);
   rd_block b = {(uintptr_t)p, size, t->serial, rd_ctx_handle(t), pc};
   stripe *s = stripe_of(bhash(b.addr));
@@ -133,9 +143,10 @@ static void on_alloc(void *p, size_t size, uintptr_t pc) {
 }
 
 static void on_free(void *p, uintptr_t pc) {
-  if (!p) return;
   dc_thread *t = dc_tls;
-  if (!t || t->in_runtime) return;
+  if (!t) return;
+  pc = caller_pc(t, pc);
+  if (!p || t->in_runtime) return;
   rd_block b;
   if (!take((uintptr_t)p, &b)) return;
   remember_freed(&b);
@@ -194,6 +205,59 @@ DC_EXPORT void *pvalloc(size_t n) {
   on_alloc(p, r, PC());
   return p;
 }
+
+/* ------------------------------------------------------------ C++ */
+/* operator new and delete are libstdc++'s, which call the malloc family
+ * above, from inside libstdc++: without these, a C++ block's allocation
+ * (and a delete) was reported at a pc in libstdc++, and the allocating
+ * function's frame at its first line, not at the line of the new.  Each
+ * records its caller's pc for the allocator call it makes (the outermost
+ * wins: a nothrow new calls the throwing one), then calls libstdc++'s own,
+ * which keeps its semantics (new_handler, std::bad_alloc, which unwinds
+ * through this frame).  Exported by the program (dacce.dynlist), so that
+ * libstdc++'s own calls arrive here too. */
+#define CXX_HEAP(ret, name, params, args)                                         \
+  DC_EXPORT ret name params {                                                     \
+    REAL(ret, name, CXX_UNPAREN params);                                          \
+    dc_thread *t = dc_tls;                                                        \
+    const uintptr_t outer = t ? t->rd.heap_pc : 0;                                \
+    if (t && !outer) t->rd.heap_pc = PC();                                        \
+    CXX_CALL_##ret(real_##name args);                                             \
+    if (t) t->rd.heap_pc = outer;                                                 \
+    CXX_RETURN_##ret;                                                             \
+  }
+#define CXX_UNPAREN(...) __VA_ARGS__
+#define CXX_CALL_void(call) call
+#define CXX_RETURN_void return
+#define CXX_CALL_vptr(call) void *p = call
+#define CXX_RETURN_vptr return p
+typedef void *vptr;
+typedef struct nothrow_t nothrow_t; /* std::nothrow_t, passed by reference */
+typedef size_t align_val_t;         /* std::align_val_t, an enum class of size_t */
+CXX_HEAP(vptr, _Znwm, (size_t n), (n))
+CXX_HEAP(vptr, _Znam, (size_t n), (n))
+CXX_HEAP(vptr, _ZnwmRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
+CXX_HEAP(vptr, _ZnamRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
+CXX_HEAP(vptr, _ZnwmSt11align_val_t, (size_t n, align_val_t a), (n, a))
+CXX_HEAP(vptr, _ZnamSt11align_val_t, (size_t n, align_val_t a), (n, a))
+CXX_HEAP(vptr, _ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, align_val_t a, const nothrow_t *nt),
+         (n, a, nt))
+CXX_HEAP(vptr, _ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, align_val_t a, const nothrow_t *nt),
+         (n, a, nt))
+CXX_HEAP(void, _ZdlPv, (void *q), (q))
+CXX_HEAP(void, _ZdaPv, (void *q), (q))
+CXX_HEAP(void, _ZdlPvm, (void *q, size_t n), (q, n))
+CXX_HEAP(void, _ZdaPvm, (void *q, size_t n), (q, n))
+CXX_HEAP(void, _ZdlPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt))
+CXX_HEAP(void, _ZdaPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt))
+CXX_HEAP(void, _ZdlPvSt11align_val_t, (void *q, align_val_t a), (q, a))
+CXX_HEAP(void, _ZdaPvSt11align_val_t, (void *q, align_val_t a), (q, a))
+CXX_HEAP(void, _ZdlPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a))
+CXX_HEAP(void, _ZdaPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a))
+CXX_HEAP(void, _ZdlPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, const nothrow_t *nt),
+         (q, a, nt))
+CXX_HEAP(void, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, const nothrow_t *nt),
+         (q, a, nt))
 
 __attribute__((constructor)) static void heap_locks(void) {
   dc_atfork_register(DC_RANK_HEAP, &stripes[0].lock, NSTRIPES, sizeof(stripe));

@@ -24,6 +24,9 @@ and check the expectations written in its header comment:
                              carries the runtime's note
   EXPECT-EXACT: f            the access whose top frame is f was not merged
                              with others (no pc_merged)
+  EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
+                             first, as a subsequence; the innermost is at the
+                             line marked ALLOC-HERE in the source
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -54,6 +57,8 @@ def expectations(src):
                 exp[(m.group(1) or "")[1:] or "KIND"] = m.group(2).split()
             if "MERGED-FIRST" in line:
                 exp["MERGED_LINE"] = n
+            if "ALLOC-HERE" in line:
+                exp["ALLOC_LINE"] = n
     if "KIND" not in exp:
         sys.exit(f"{src}: no EXPECT: line")
     return exp
@@ -102,6 +107,14 @@ def check_report(rep, exp):
             why.append(f"location name {loc.get('name')!r}, expected {exp['LOCATION'][1]!r}")
         if kind == "heap" and not loc.get("allocation_frames"):
             why.append("heap location without allocation frames")
+    if "ALLOCATION" in exp:
+        frames = rep.get("location", {}).get("allocation_frames") or []
+        if not stack_has(exp["ALLOCATION"], frames):
+            why.append("allocation frames %s, expected %s" % (
+                [f.get("function") for f in frames], exp["ALLOCATION"]))
+        elif exp.get("ALLOC_LINE") and frames[0].get("line") != exp["ALLOC_LINE"]:
+            why.append("allocation at line %s, expected %s (ALLOC-HERE)" % (
+                frames[0].get("line"), exp["ALLOC_LINE"]))
     if "MUTEXES" in exp:
         got = sorted([len(rep["current"].get("mutexes", [])), len(rep["previous"].get("mutexes", []))])
         if got != sorted(int(x) for x in exp["MUTEXES"]):
