@@ -143,6 +143,12 @@ ANN(AnnotateBenignRaceSized, const volatile void *addr, size_t size, const char 
   (void)file, (void)line, (void)desc;
   add_benign((uintptr_t)addr, size ? size : 1);
 }
+/* WebKit's spellings (WTF = its Web Template Framework), as TSan has them */
+ANN(WTFAnnotateBenignRaceSized, const volatile void *addr, size_t size, const char *desc) {
+  AnnotateBenignRaceSized(file, line, addr, size, desc);
+}
+ANN(WTFAnnotateHappensBefore, const volatile void *addr) { AnnotateHappensBefore(file, line, addr); }
+ANN(WTFAnnotateHappensAfter, const volatile void *addr) { AnnotateHappensAfter(file, line, addr); }
 ANN(AnnotateBenignRace, const volatile void *addr, const char *desc) {
   (void)file, (void)line, (void)desc;
   add_benign((uintptr_t)addr, 1);

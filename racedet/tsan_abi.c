@@ -11,6 +11,13 @@
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 
+/* Weak, as a shared libtsan's are in effect: a program may define some of
+ * these itself (gcc's volatile.c counts its __tsan_volatile_* calls), and
+ * its definitions then win instead of failing the link with the static
+ * runtime.  Calls from the program still bind directly to ours. */
+#undef DC_EXPORT
+#define DC_EXPORT __attribute__((visibility("default"), weak))
+
 DC_EXPORT void __tsan_init(void) { dc_cur(); }
 DC_EXPORT void __tsan_flush_memory(void) {}
 

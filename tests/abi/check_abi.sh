@@ -11,8 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 nm --defined-only "$rt" | awk '{print $3}' | grep '^__tsan_' | sort -u > "$tmp/defined"
 : > "$tmp/used"
 n=0
-for f in "$src"/samples/* "$src"/tests/racedet/*.c "$src"/tests/abi/exercise_abi.c \
-         "$src"/tests/abi/exercise_abi.cc "$src"/tests/decode/*.c; do
+for f in "$src"/samples/* "$src"/tests/racedet/*.c "$src"/tests/racedet/*.cc \
+         "$src"/tests/abi/exercise_abi.c "$src"/tests/abi/exercise_abi.cc "$src"/tests/decode/*.c; do
   case $f in
     *.c) compilers="gcc clang" ;;
     *.cc) compilers="g++ clang++" ;;
