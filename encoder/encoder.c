@@ -37,6 +37,7 @@
 #include "../racedet/capture.h"
 void rd_init(void);
 uint64_t rd_reports_count(void);
+void rd_report_leaks(void); /* racedet/leaks.c */
 
 static _Atomic int init_state; /* 0 none, 1 running, 2 done */
 static _Atomic uint64_t g_calls, g_cc_pushes, g_cc_depth_sum, g_cc_depth_samples;
@@ -454,6 +455,7 @@ __attribute__((destructor)) static void dc_fini(void) {
     fflush(NULL);
     _exit(99);
   }
+  if (dc_opt.report_thread_leaks) rd_report_leaks();
   uint64_t races = rd_reports_count();
   if (races) {
     if (dc_opt.report_text)

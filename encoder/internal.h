@@ -65,6 +65,7 @@ void dc_atfork_release(void);
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
+#define DC_RANK_LEAKS 95 /* racedet/leaks.c */
 #define DC_RANK_ATOMIC 100
 #define DC_RANK_DICT 110
 #define DC_RANK_ALLOC 120
@@ -162,6 +163,8 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                          "tools that parse TSan output count them")                 \
   X(int, halt_on_error, 0, "exit after the first report")                           \
   X(int, exitcode, 66, "exit status when races were reported")                      \
+  X(int, report_thread_leaks, 1, "at exit, report threads that finished but were "  \
+                                 "neither joined nor detached")                     \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
                                    "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \

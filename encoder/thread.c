@@ -110,6 +110,7 @@ static void on_thread_exit(void *p) {
   /* the end of a thread happens before pthread_join returns */
   uint32_t last = t->rd.epoch;
   rd_release((uintptr_t)pthread_self());
+  rd_leak_finished((uintptr_t)pthread_self(), t->serial);
   rd_thread_finish(t, last);
   dc_stats_add_thread(t);
   dc_tls = &dc_dead_thread;
@@ -242,7 +243,12 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   a->mask = mine;
   int r = real(th, attr, thread_start, a); /* a is the new thread's from here on */
   pthread_sigmask(SIG_SETMASK, &mine, 0);
-  if (r) dc_free(a, sizeof *a);
+  int detach_state;
+  if (r)
+    dc_free(a, sizeof *a);
+  else if (attr && !pthread_attr_getdetachstate(attr, &detach_state) &&
+           detach_state == PTHREAD_CREATE_DETACHED)
+    rd_leak_detached((uintptr_t)*th); /* never joined, not a leak */
   return r;
 }
 
@@ -263,6 +269,7 @@ static void after_fork_child(void) {
     if (!self->rd.disabled && !t->rd.disabled) rd_vc_join(&self->rd.vc, &t->rd.vc);
     r->live = 0;
   }
+  rd_leaks_forget_all();
 }
 
 static _Atomic int free_lock_registered;

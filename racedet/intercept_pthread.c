@@ -352,6 +352,7 @@ static void joined(pthread_t th, int ok) {
   if (!ok) return;
   rd_acquire(A(th));
   rd_sync_forget(A(th), 1);
+  rd_leak_joined(A(th));
 }
 DC_EXPORT int pthread_join(pthread_t th, void **ret) {
   REAL(int, pthread_join, pthread_t, void **);
@@ -369,6 +370,14 @@ DC_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timesp
   REAL(int, pthread_timedjoin_np, pthread_t, void **, const struct timespec *);
   int r = real_pthread_timedjoin_np(th, ret, ts);
   joined(th, r == 0);
+  return r;
+}
+
+/* A detached thread is not a leak (leaks.c); its end orders nothing. */
+DC_EXPORT int pthread_detach(pthread_t th) {
+  REAL(int, pthread_detach, pthread_t);
+  int r = real_pthread_detach(th);
+  if (r == 0) rd_leak_detached(A(th));
   return r;
 }
 

@@ -164,6 +164,15 @@ typedef struct rd_access_desc {
   int pc_merged; /* pc is the first of several merged accesses (RD_DELTA_MERGED) */
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
+/* A thread that finished unjoined and undetached (leaks.c), with the number
+ * of other such threads created at the same place. */
+DC_COLD void rd_report_leak(uint32_t serial, uint32_t similar);
+/* ------------------------------------------------------------ thread leaks (leaks.c) */
+void rd_leak_finished(uintptr_t th, uint32_t serial); /* th: the thread's pthread_t */
+void rd_leak_detached(uintptr_t th);
+void rd_leak_joined(uintptr_t th);
+void rd_leaks_forget_all(void); /* a fork child */
+void rd_report_leaks(void);     /* at exit */
 uint64_t rd_reports_count(void);
 
 /* Benign races declared with AnnotateBenignRace[Sized] (annotations.c). */

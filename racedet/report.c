@@ -38,7 +38,9 @@ typedef struct thread_info {
 } thread_info;
 
 typedef struct report {
-  const char *kind;
+  const char *kind;  /* data-race, heap-use-after-free, thread-leak */
+  uint32_t leak_tid; /* thread-leak: the leaked thread (acc[] unused), and how */
+  uint32_t similar;  /* many more leaked threads were created at the same place */
   rd_access_desc acc[2]; /* current, previous */
   stack st[2];
   /* location */
@@ -272,11 +274,46 @@ static int mutex_index(const report *r, uintptr_t m) {
   return idx;
 }
 
-static void render_text(const report *r, buf *b) {
+/* Each thread named, with its creator and the creation stack. */
+static void put_threads_text(const report *r, buf *b) {
   char t1[96], t2[96];
-  const char *title = dc_streq(r->kind, "data-race") ? "data race" : r->kind;
+  for (int i = 0; i < r->nthreads; i++) {
+    const thread_info *ti = &r->threads[i];
+    if (!ti->has_parent) continue;
+    bput(b, "  %s%s created by %s at:\n", tlabel(ti->tid, t1, 1),
+         dc_streq(r->kind, "thread-leak") && ti->tid == r->leak_tid ? " (finished)" : "",
+         tname(ti->parent, t2));
+    put_stack_text(b, &ti->created);
+    bput(b, "\n");
+  }
+}
+
+static const char *title_of(const report *r) {
+  return dc_streq(r->kind, "data-race") ? "data race"
+         : dc_streq(r->kind, "thread-leak") ? "thread leak"
+                                            : r->kind;
+}
+
+static void render_accesses_text(const report *r, buf *b);
+static void render_text(const report *r, buf *b) {
+  const char *title = title_of(r);
   bput(b, "==================\nWARNING: %s: %s (pid=%d)\n",
        dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race", title, (int)getpid());
+  if (dc_streq(r->kind, "thread-leak")) {
+    put_threads_text(r, b);
+    if (r->similar)
+      bput(b, "  And %u more similar thread leak%s.\n\n", r->similar, r->similar > 1 ? "s" : "");
+  } else {
+    render_accesses_text(r, b);
+    put_threads_text(r, b);
+  }
+  bput(b, "SUMMARY: %s: %s\n==================\n", dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race",
+       title);
+}
+
+/* A race's or use after free's accesses, location and mutexes. */
+static void render_accesses_text(const report *r, buf *b) {
+  char t1[96];
   if (dc_capture_mode != DC_CAPTURE_DACCE)
     bput(b, "  [capture=%s: an ablation for benchmarking; contexts are %s]\n", rd_capture_name(),
          dc_capture_mode == DC_CAPTURE_CCT ? "calling context tree paths"
@@ -314,15 +351,6 @@ static void render_text(const report *r, buf *b) {
         nm++;
       }
   if (nm) bput(b, "\n");
-  for (int i = 0; i < r->nthreads; i++) {
-    const thread_info *ti = &r->threads[i];
-    if (!ti->has_parent) continue;
-    bput(b, "  %s created by %s at:\n", tlabel(ti->tid, t1, 1), tname(ti->parent, t2));
-    put_stack_text(b, &ti->created);
-    bput(b, "\n");
-  }
-  bput(b, "SUMMARY: %s: %s\n==================\n", dc_opt.tsan_header ? "ThreadSanitizer" : "dacce-race",
-       title);
 }
 
 static const char *self_exe(void) {
@@ -361,7 +389,8 @@ static void put_pcs_json(buf *b, const stack *s) {
   bput(b, "]");
 }
 
-static void render_raw(const report *r, buf *b) {
+static void put_threads_raw(const report *r, buf *b);
+static void render_raw_access(const report *r, buf *b) {
   bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
        r->nheld[0]);
   if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
@@ -398,7 +427,23 @@ static void render_raw(const report *r, buf *b) {
   bput(b, "},\"mutexes\":[");
   for (int i = 0; i < r->nheld[0]; i++)
     bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)(r->held[0][i] & ~(uintptr_t)1));
-  bput(b, "],\"threads\":[");
+  bput(b, "]");
+  put_threads_raw(r, b);
+}
+
+static void render_raw(const report *r, buf *b) {
+  if (dc_streq(r->kind, "thread-leak")) {
+    bput(b, "{\"kind\":\"thread-leak\",\"pid\":%d,\"leak\":{\"thread\":%u,\"similar\":%u}",
+         (int)getpid(), r->leak_tid, r->similar);
+    put_threads_raw(r, b);
+    return;
+  }
+  render_raw_access(r, b);
+}
+
+/* ,"threads":[...]} and the newline: each thread named, with its ancestry */
+static void put_threads_raw(const report *r, buf *b) {
+  bput(b, ",\"threads\":[");
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
     const char *nm = thread_name(ti->tid);
@@ -450,6 +495,8 @@ static void write_all(int fd, const char *p, size_t n) {
   }
 }
 
+static void emit(dc_thread *t, const report *r);
+
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
@@ -485,7 +532,13 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     const rd_lockset *ls = c ? rd_lockset_get(c->locks) : 0;
     for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
   }
+  emit(t, &r);
+}
 
+/* Write report r (raw for the launcher, text) and count it; then halt if
+ * asked.  Called holding report_lock and inside the runtime; returns
+ * having released both. */
+static void emit(dc_thread *t, const report *r) {
   static char text[1 << 24];
   buf b = {text, 0, sizeof text};
   if (raw_fd == -2) {
@@ -496,12 +549,12 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     }
   }
   if (raw_fd >= 0) {
-    render_raw(&r, &b);
+    render_raw(r, &b);
     emit_raw(raw_fd, text, b.n);
     b.n = 0;
   }
   if (dc_opt.report_text) {
-    render_text(&r, &b);
+    render_text(r, &b);
     write_all(2, text, b.n);
   }
   atomic_fetch_add(&n_reports, 1);
@@ -512,6 +565,20 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     fflush(NULL);
     _exit(dc_opt.exitcode);
   }
+}
+
+void rd_report_leak(uint32_t serial, uint32_t similar) {
+  dc_thread *t = dc_cur();
+  if (t->in_runtime) return;
+  dc_lock(&report_lock);
+  dc_enter(t);
+  static report r;
+  r = (report){0};
+  r.kind = "thread-leak";
+  r.leak_tid = serial;
+  r.similar = similar;
+  add_thread(&r, serial);
+  emit(t, &r);
 }
 
 __attribute__((constructor)) static void report_locks(void) {

@@ -83,9 +83,12 @@ typedef struct lr_location {
 
 typedef struct lr_report {
   lr_arena arena;
-  const char *kind; /* "data-race" or "heap-use-after-free" */
+  const char *kind; /* "data-race", "heap-use-after-free" or "thread-leak" */
   long pid;
   const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
+  /* thread-leak: the thread that finished unjoined and undetached, and how
+   * many more were created at the same place (acc, loc and mutexes empty) */
+  unsigned leak_thread, leak_similar;
   lr_access acc[2]; /* current, previous */
   lr_location loc;
   uint64_t *mutexes; /* every mutex either access held, M1 first */
@@ -181,7 +184,11 @@ const char *lr_kind_words(const char *kind); /* "data race", "heap-use-after-fre
 struct lr_report;
 const char *lr_thread_name(const struct lr_report *r, unsigned id, char buf[LR_TNAME]);
 /* The frame a report is "at": the current access's innermost frame with a
- * source file, else its innermost frame (NULL when the stack is empty). */
+ * source file, else its innermost frame (NULL when the stack is empty); for
+ * a thread leak, the same of the leaked thread's creation stack. */
 const lr_frame *lr_report_top(const lr_report *r);
+int lr_is_leak(const lr_report *r);
+/* The leaked thread of a thread-leak report (NULL if not described). */
+const lr_thread *lr_leaked_thread(const lr_report *r);
 
 #endif

@@ -443,9 +443,13 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
   }
   /* at most every raw thread plus the three named ones */
   r->threads = lr_alloc(c->a, sizeof *r->threads * (size_t)(raw.n + 3));
-  order_add(r, &raw, r->acc[0].thread);
-  order_add(r, &raw, r->acc[1].thread);
-  if (r->loc.has_thread) order_add(r, &raw, r->loc.thread);
+  if (lr_is_leak(r)) {
+    order_add(r, &raw, r->leak_thread);
+  } else {
+    order_add(r, &raw, r->acc[0].thread);
+    order_add(r, &raw, r->acc[1].thread);
+    if (r->loc.has_thread) order_add(r, &raw, r->loc.thread);
+  }
   /* threads the runtime listed for other reasons, in its order */
   for (int i = 0; i < raw.n; i++) order_add(r, &raw, raw.t[i].id);
   return 0;
@@ -490,6 +494,20 @@ static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
   return 0;
 }
 
+/* "leak": {"thread": N, "similar": K} */
+static int raw_leak(conv *c, const jval *root, lr_report *r) {
+  const jval *o = get(root, "leak");
+  if (!o) return bad(c, "leak", "missing");
+  if (o->t != J_OBJ) return bad(c, "leak", "is not an object");
+  uint64_t tid = 0, similar = 0;
+  if (field_uint(c, o, "thread", UINT32_MAX, &tid, 1) ||
+      field_uint(c, o, "similar", UINT32_MAX, &similar, 0))
+    return -1;
+  r->leak_thread = (unsigned)tid;
+  r->leak_similar = (unsigned)similar;
+  return 0;
+}
+
 void lr_report_free(lr_report *r) {
   lr_arena_free(&r->arena);
   memset(r, 0, sizeof *r);
@@ -517,21 +535,27 @@ int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t w
   uint64_t pid = 0;
   const char *kind = NULL;
   if (field_str(&c, root, "kind", &kind, 1) == 0 && strcmp(kind, "data-race") &&
-      strcmp(kind, "heap-use-after-free"))
-    bad(&c, "kind", "is neither data-race nor heap-use-after-free");
+      strcmp(kind, "heap-use-after-free") && strcmp(kind, "thread-leak"))
+    bad(&c, "kind", "is not data-race, heap-use-after-free or thread-leak");
+  if (!c.err) r->kind = kind;
   if (!c.err) field_uint(&c, root, "pid", INT32_MAX, &pid, 0);
   if (!c.err) field_str(&c, root, "capture", &r->capture, 0);
-  if (!c.err) raw_access(&c, root, "current", &r->acc[0]);
-  if (!c.err) raw_access(&c, root, "previous", &r->acc[1]);
-  if (!c.err) raw_location(&c, root, &r->loc);
-  if (!c.err) raw_mutexes(&c, root, r);
+  if (!c.err && lr_is_leak(r)) {
+    raw_leak(&c, root, r);
+    r->loc.kind = "unknown";
+    r->loc.name = "";
+  } else if (!c.err) {
+    raw_access(&c, root, "current", &r->acc[0]);
+    if (!c.err) raw_access(&c, root, "previous", &r->acc[1]);
+    if (!c.err) raw_location(&c, root, &r->loc);
+    if (!c.err) raw_mutexes(&c, root, r);
+  }
   if (!c.err) raw_threads_of(&c, root, r);
   if (c.err) {
     snprintf(why, whylen, "bad report: %s", c.err);
     lr_report_free(r);
     return -1;
   }
-  r->kind = kind;
   r->pid = (long)pid;
   return 0;
 }

@@ -1,6 +1,6 @@
 /* render_json.c: a symbolised report as one JSON line (--json FILE).
  *
- * {"kind": "data-race" | "heap-use-after-free", "pid": N,
+ * {"kind": "data-race" | "heap-use-after-free" | "thread-leak", "pid": N,
  *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
@@ -11,6 +11,9 @@
  *  "mutexes": [{"id": "M1", "address": "0x.."}]  (every mutex either access held;
  *  each access lists its own as "mutexes": [{"id": "M1", "read": false}]),
  *  "threads": [{"id", "parent" (null for the main thread), "creation_frames"}],
+ *  a thread leak has "leak": {"thread": id, "similar": more leaked threads
+ *  created at the same place} instead of current, previous, location and
+ *  mutexes,
  *  "summary": "data race /path/file.c:7:45 in bump"}
  * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
  *          "pc": "0x..", "inlined": bool}, innermost first; unknown strings
@@ -59,14 +62,8 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
   lr_bputs(b, "}");
 }
 
-void lr_render_json(const lr_report *r, lr_buf *b) {
-  lr_bputs(b, "{\"kind\":");
-  lr_bjson_str(b, r->kind);
-  lr_bput(b, ",\"pid\":%ld", r->pid);
-  if (r->capture) {
-    lr_bputs(b, ",\"capture\":");
-    lr_bjson_str(b, r->capture);
-  }
+/* current, previous, location and mutexes of a race or use after free */
+static void accesses(lr_buf *b, const lr_report *r) {
   access(b, "current", &r->acc[0]);
   access(b, "previous", &r->acc[1]);
 
@@ -100,7 +97,22 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
     hex(b, r->mutexes[i]);
     lr_bputs(b, "}");
   }
-  lr_bputs(b, "],\"threads\":[");
+  lr_bputs(b, "]");
+}
+
+void lr_render_json(const lr_report *r, lr_buf *b) {
+  lr_bputs(b, "{\"kind\":");
+  lr_bjson_str(b, r->kind);
+  lr_bput(b, ",\"pid\":%ld", r->pid);
+  if (r->capture) {
+    lr_bputs(b, ",\"capture\":");
+    lr_bjson_str(b, r->capture);
+  }
+  if (lr_is_leak(r))
+    lr_bput(b, ",\"leak\":{\"thread\":%u,\"similar\":%u}", r->leak_thread, r->leak_similar);
+  else
+    accesses(b, r);
+  lr_bputs(b, ",\"threads\":[");
   for (int i = 0; i < r->nthreads; i++) {
     const lr_thread *t = &r->threads[i];
     lr_bput(b, "%s{\"id\":%u,\"name\":", i ? "," : "", t->id);

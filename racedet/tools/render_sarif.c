@@ -1,7 +1,9 @@
 /* render_sarif.c: the reports as one SARIF 2.1.0 log (--sarif FILE), for
  * GitHub code scanning and other SARIF viewers.
  *
- * One run; tool.driver names the two rules (data-race, heap-use-after-free).
+ * One run; tool.driver names the three rules (data-race, heap-use-after-free,
+ * thread-leak; a leak's result is at its thread's creation, with the
+ * creation flows only).
  * One result per report:
  *  - locations: the current access's innermost frame with a source file
  *    (else the previous access's, else the module of the innermost frame);
@@ -227,7 +229,60 @@ static void access_words(lr_buf *t, const lr_report *r, int k, int capital) {
   if (a->st.pc_merged) lr_bputs(t, " (the first of several accesses there merged into one record)");
 }
 
+/* The creation flows of every thread named, with their ancestry. */
+static void creation_flows(lr_sarif *s, lr_buf *b, const lr_report *r, int first) {
+  for (int i = 0; i < r->nthreads; i++) {
+    const lr_thread *th = &r->threads[i];
+    if (!th->has_parent) continue;
+    char id[48], tn[LR_TNAME], text[2 * LR_TNAME];
+    snprintf(id, sizeof id, "creation-T%u", th->id);
+    snprintf(text, sizeof text, "Thread T%u created by %s", th->id, lr_thread_name(r, th->parent, tn));
+    if (!first) lr_bputs(b, ",");
+    first = 0;
+    thread_flow(s, b, id, text, &th->created);
+  }
+}
+
+/* A thread leak: at the leaked thread's creation, fingerprinted by its
+ * creation stack's functions. */
+static void add_leak(lr_sarif *s, const lr_report *r) {
+  lr_buf *b = &s->results;
+  const lr_thread *th = lr_leaked_thread(r);
+  const lr_frame *top = lr_report_top(r);
+  char tn[LR_TNAME];
+  lr_buf msg = {0};
+  lr_bput(&msg, "Thread leak: %s", lr_thread_name(r, r->leak_thread, tn));
+  if (top && top->function) lr_bput(&msg, ", created in %s", top->function);
+  if (top && top->file) lr_bput(&msg, " (%s:%d)", lr_basename(top->file), top->line);
+  lr_bputs(&msg, ", finished but was neither joined nor detached");
+  if (r->leak_similar)
+    lr_bput(&msg, "; %u more thread%s created there leaked too", r->leak_similar,
+            r->leak_similar > 1 ? "s" : "");
+  lr_bputs(&msg, ".");
+  if (s->n++) lr_bputs(b, ",");
+  lr_bputs(b, "{\"ruleId\":\"thread-leak\",\"ruleIndex\":2,\"level\":\"warning\",");
+  message(b, msg.p);
+  lr_buf_free(&msg);
+  lr_bputs(b, ",\"locations\":[");
+  if (top) location(s, b, top, "Created here", -1);
+  lr_bputs(b, "]");
+  char *sig = th ? stack_signature(&th->created) : NULL;
+  uint64_t h = fnv(fnv(1469598103934665603ull, r->kind), sig ? sig : "");
+  free(sig);
+  lr_bput(b, ",\"partialFingerprints\":{\"dacceRace/v1\":\"%016llx\"}", (unsigned long long)h);
+  lr_bputs(b, ",\"codeFlows\":[{");
+  message(b, "Where the leaked thread and its ancestors were created");
+  lr_bputs(b, ",\"threadFlows\":[");
+  creation_flows(s, b, r, 1);
+  lr_bputs(b, "]}]");
+  lr_bput(b, ",\"properties\":{\"pid\":%ld,\"similarLeaks\":%u}}", r->pid, r->leak_similar);
+}
+
 void lr_sarif_add(lr_sarif *s, const lr_report *r) {
+  if (lr_is_leak(r)) {
+    add_leak(s, r);
+    return;
+  }
   lr_buf *b = &s->results;
   int uaf = !strcmp(r->kind, "heap-use-after-free");
   lr_buf msg = {0};
@@ -287,15 +342,7 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
     thread_flow(s, b, k ? "previous" : "current", t.p, &r->acc[k].st);
     lr_buf_free(&t);
   }
-  for (int i = 0; i < r->nthreads; i++) {
-    const lr_thread *th = &r->threads[i];
-    if (!th->has_parent) continue;
-    char id[48], tn[LR_TNAME], text[2 * LR_TNAME];
-    snprintf(id, sizeof id, "creation-T%u", th->id);
-    snprintf(text, sizeof text, "Thread T%u created by %s", th->id, lr_thread_name(r, th->parent, tn));
-    lr_bputs(b, ",");
-    thread_flow(s, b, id, text, &th->created);
-  }
+  creation_flows(s, b, r, 0);
   lr_bputs(b, "]}]");
   lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
 }
@@ -331,7 +378,17 @@ int lr_sarif_write(lr_sarif *s, FILE *out) {
                "hand the block over under a lock or a reference count) before it is freed.\"},"
                "\"defaultConfiguration\":{\"level\":\"error\"},"
                "\"properties\":{\"tags\":[\"concurrency\",\"reliability\",\"security\"],"
-               "\"precision\":\"high\",\"problem.severity\":\"error\"}}"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}},"
+               "{\"id\":\"thread-leak\",\"name\":\"ThreadLeak\","
+               "\"shortDescription\":{\"text\":\"Thread leak\"},"
+               "\"fullDescription\":{\"text\":\"A thread finished but was neither joined nor "
+               "detached: its stack and its thread resources stay allocated until the process "
+               "ends.\"},"
+               "\"help\":{\"text\":\"Join the thread (pthread_join, std::thread::join) or "
+               "detach it (pthread_detach, PTHREAD_CREATE_DETACHED, std::thread::detach).\"},"
+               "\"defaultConfiguration\":{\"level\":\"warning\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"warning\"}}"
                "]}},\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":\"file://");
   put_uri_path(&b, s->root);
   lr_bputs(&b, "/\"}},\"results\":[");

@@ -19,6 +19,11 @@
  *   SUMMARY: dacce-race: data race /path/race.c:7:45 in bump
  *   ==================
  *
+ * A thread leak has no accesses: the leaked thread "(finished) created by"
+ * its creator, its ancestry, "And N more similar thread leaks." when other
+ * threads created at the same place leaked too, and a SUMMARY at its
+ * creation.
+ *
  * With tsan_header the tool name is "ThreadSanitizer", which is what log
  * parsers (ctest's memcheck) look for.  Inlined frames are separate lines
  * with the same module offset, as TSan prints them.
@@ -90,15 +95,57 @@ static void put_access(lr_buf *b, const lr_report *r, int k) {
   lr_bputs(b, "\n");
 }
 
+/* Each thread named, with its creator and creation stack; a leaked thread
+ * is "(finished)", as TSan says. */
+static void put_threads(lr_buf *b, const lr_report *r) {
+  char t[LR_TNAME], t2[LR_TNAME];
+  for (int i = 0; i < r->nthreads; i++) {
+    const lr_thread *th = &r->threads[i];
+    if (!th->has_parent) continue;
+    char who[LR_TNAME];
+    snprintf(who, sizeof who, "%s", lr_thread_name(r, th->id, t));
+    who[0] = 'T';
+    lr_bput(b, "  %s%s created by %s at:\n", who,
+            lr_is_leak(r) && th->id == r->leak_thread ? " (finished)" : "",
+            lr_thread_name(r, th->parent, t2));
+    put_stack(b, &th->created);
+    lr_bputs(b, "\n");
+  }
+}
+
+static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
+  lr_bput(b, "SUMMARY: %s: %s", tool, lr_kind_words(r->kind));
+  const lr_frame *top = lr_report_top(r);
+  if (top) {
+    if (top->file) {
+      lr_bput(b, " %s", top->file);
+      if (top->line) lr_bput(b, ":%d", top->line);
+      if (top->line && top->column) lr_bput(b, ":%d", top->column);
+    } else if (top->module) {
+      lr_bput(b, " (%s+%#lx)", lr_basename(top->module), (unsigned long)top->offset);
+    }
+    if (top->function) lr_bput(b, " in %s", top->function);
+  }
+  lr_bputs(b, "\n==================\n");
+}
+
 void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   const char *tool = o->tsan_header ? "ThreadSanitizer" : "dacce-race";
-  char t[LR_TNAME], t2[LR_TNAME];
+  char t[LR_TNAME];
   lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_kind_words(r->kind), r->pid);
   if (r->capture) /* the same note as the runtime's own text */
     lr_bput(b, "  [capture=%s: an ablation for benchmarking; contexts are %s]\n", r->capture,
             !strcmp(r->capture, "cct") ? "calling context tree paths"
             : !strcmp(r->capture, "stackwalk") ? "frame-pointer walks, no thread ancestry"
                                                : "not DACCE's");
+  if (lr_is_leak(r)) {
+    put_threads(b, r);
+    if (r->leak_similar)
+      lr_bput(b, "  And %u more similar thread leak%s.\n\n", r->leak_similar,
+              r->leak_similar > 1 ? "s" : "");
+    put_summary(b, r, tool);
+    return;
+  }
   put_access(b, r, 0);
   put_access(b, r, 1);
 
@@ -130,28 +177,7 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
     lr_bput(b, "  Mutex M%d (%#llx)\n", i + 1, (unsigned long long)r->mutexes[i]);
   if (r->nmutexes) lr_bputs(b, "\n");
 
-  for (int i = 0; i < r->nthreads; i++) {
-    const lr_thread *th = &r->threads[i];
-    if (!th->has_parent) continue;
-    char who[LR_TNAME];
-    snprintf(who, sizeof who, "%s", lr_thread_name(r, th->id, t));
-    who[0] = 'T';
-    lr_bput(b, "  %s created by %s at:\n", who, lr_thread_name(r, th->parent, t2));
-    put_stack(b, &th->created);
-    lr_bputs(b, "\n");
-  }
+  put_threads(b, r);
 
-  lr_bput(b, "SUMMARY: %s: %s", tool, lr_kind_words(r->kind));
-  const lr_frame *top = lr_report_top(r);
-  if (top) {
-    if (top->file) {
-      lr_bput(b, " %s", top->file);
-      if (top->line) lr_bput(b, ":%d", top->line);
-      if (top->line && top->column) lr_bput(b, ":%d", top->column);
-    } else if (top->module) {
-      lr_bput(b, " (%s+%#lx)", lr_basename(top->module), (unsigned long)top->offset);
-    }
-    if (top->function) lr_bput(b, " in %s", top->function);
-  }
-  lr_bputs(b, "\n==================\n");
+  put_summary(b, r, tool);
 }

@@ -140,7 +140,16 @@ const char *lr_basename(const char *path) {
 /* ------------------------------------------------------------ report helpers */
 const char *lr_kind_words(const char *kind) {
   if (!strcmp(kind, "data-race")) return "data race";
+  if (!strcmp(kind, "thread-leak")) return "thread leak";
   return kind;
+}
+
+int lr_is_leak(const lr_report *r) { return !strcmp(r->kind, "thread-leak"); }
+
+const lr_thread *lr_leaked_thread(const lr_report *r) {
+  for (int i = 0; i < r->nthreads; i++)
+    if (r->threads[i].id == r->leak_thread) return &r->threads[i];
+  return NULL;
 }
 
 const char *lr_thread_name(const lr_report *r, unsigned id, char buf[LR_TNAME]) {
@@ -153,7 +162,8 @@ const char *lr_thread_name(const lr_report *r, unsigned id, char buf[LR_TNAME]) 
 }
 
 const lr_frame *lr_report_top(const lr_report *r) {
-  const lr_stack *s = &r->acc[0].st;
+  const lr_thread *leaked = lr_is_leak(r) ? lr_leaked_thread(r) : NULL;
+  const lr_stack *s = leaked ? &leaked->created : &r->acc[0].st;
   for (int i = 0; i < s->n; i++)
     if (s->f[i].file) return &s->f[i];
   return s->n ? &s->f[0] : NULL;

@@ -61,8 +61,8 @@ driver = run["tool"]["driver"]
 t.check(driver["name"] == "dacce-race" and driver.get("version") and
         ("informationUri" not in driver or driver["informationUri"].startswith("https://")),
         "driver name, version, informationUri absent or a real URI", driver)
-t.check([x["id"] for x in driver["rules"]] == ["data-race", "heap-use-after-free"],
-        "rules data-race and heap-use-after-free", driver["rules"])
+t.check([x["id"] for x in driver["rules"]] == ["data-race", "heap-use-after-free", "thread-leak"],
+        "rules data-race, heap-use-after-free and thread-leak", driver["rules"])
 t.check(run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri") ==
         "file://" + os.path.realpath(ROOT) + "/", "%SRCROOT% is the working directory",
         run.get("originalUriBaseIds"))
@@ -150,6 +150,30 @@ if t.check(len(res7) == 1, "merged: 1 result", res7):
     t.check(msg.count("(the first of several accesses there merged into one record)") == 1 and
             msg.index("merged into one record") > msg.index("previous"),
             "merged: the message says the previous access's line is the first of several", msg)
+
+# ---------------------------------------------------------------- a thread leak
+leak_src = os.path.join(ROOT, "tests", "racedet", "thread_leaks.c")
+leak_prog = t.build(leak_src, f"thread_leaks_{t.cc}", extra=["-pthread"])
+out8 = os.path.join(t.tmp, "leak.sarif")
+r = t.run(["--sarif", out8, leak_prog], cwd=ROOT)
+t.check_status(r, 66, "leak")
+v = subprocess.run([PY, VALIDATOR, out8], capture_output=True, text=True)
+t.check(v.returncode == 0, "leak: valid SARIF 2.1.0", v.stdout + v.stderr)
+with open(out8) as f:
+    res8 = results(json.load(f))
+with open(leak_src) as f:
+    spawn_line = next(n for n, line in enumerate(f, 1)
+                      if line.startswith("__attribute__((noinline)) void spawn_leaky"))
+if t.check(len(res8) == 1, "leak: 1 result", res8):
+    x = res8[0]
+    t.check(x["ruleId"] == "thread-leak" and x["ruleIndex"] == 2 and x["level"] == "warning",
+            "leak: ruleId thread-leak, index 2, level warning", x)
+    t.check("2 more threads created there leaked too" in x["message"]["text"] and
+            "spawn_leaky" in x["message"]["text"], "leak: the message names the site and the count",
+            x["message"])
+    t.check(x["locations"][0]["physicalLocation"]["region"]["startLine"] == spawn_line,
+            "leak: primary location at the pthread_create call", x["locations"])
+    t.check(x.get("properties", {}).get("similarLeaks") == 2, "leak: similarLeaks 2", x)
 
 # ---------------------------------------------------------------- no reports
 r, log5 = run_sarif("clean", "clean", ROOT)

@@ -2,7 +2,7 @@
 """Build one program with dacce-cc/dacce-c++, run it under dacce-race --json,
 and check the expectations written in its header comment:
 
-  EXPECT: clean | race | heap-use-after-free
+  EXPECT: clean | race | heap-use-after-free | thread-leak
   EXPECT-CURRENT: f g h      functions on the current access's stack,
   EXPECT-PREVIOUS: f g h     innermost first, as a subsequence; a|b = either
   EXPECT-LOCATION: kind [name]
@@ -24,6 +24,10 @@ and check the expectations written in its header comment:
                              carries the runtime's note
   EXPECT-EXACT: f            the access whose top frame is f was not merged
                              with others (no pc_merged)
+  EXPECT-COUNT: N            exactly N reports of the expected kind
+  EXPECT-SIMILAR: N          a thread leak's count of similar leaks (the
+                             leaked thread is the "current" one for
+                             EXPECT-CREATION; a leak has no accesses)
   EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
                              first, as a subsequence; the innermost is at the
                              line marked ALLOC-HERE in the source
@@ -90,6 +94,8 @@ def stack_has(tokens, frames):
 
 
 def check_report(rep, exp):
+    if rep["kind"] == "thread-leak":
+        return check_leak(rep, exp)
     why = []
     cur, prev = rep["current"]["frames"], rep["previous"]["frames"]
     want_cur, want_prev = exp.get("CURRENT", []), exp.get("PREVIOUS", [])
@@ -150,15 +156,35 @@ def check_report(rep, exp):
             if fr and name_matches(exp["EXACT"][0], fr[0].get("function")) and rep[s].get("pc_merged"):
                 why.append(f"the {s} access in {exp['EXACT'][0]} is marked pc_merged")
     if "CREATION" in exp:
-        chain, tid, seen = [], rep["current"]["thread"], set()
-        while tid in threads and tid not in seen and threads[tid].get("parent") is not None:
-            seen.add(tid)
-            fr = threads[tid].get("creation_frames") or []
-            chain.append(fr[0].get("function") if fr else None)
-            tid = threads[tid]["parent"]
-        if len(chain) != len(exp["CREATION"]) or not all(
-                name_matches(t, f) for t, f in zip(exp["CREATION"], chain)):
-            why.append(f"creation chain {chain}, expected {exp['CREATION']}")
+        why += creation_why(threads, rep["current"]["thread"], exp["CREATION"])
+    return why
+
+
+def creation_why(threads, tid, want):
+    """the functions that created tid, its creator, ... against want"""
+    chain, seen = [], set()
+    while tid in threads and tid not in seen and threads[tid].get("parent") is not None:
+        seen.add(tid)
+        fr = threads[tid].get("creation_frames") or []
+        chain.append(fr[0].get("function") if fr else None)
+        tid = threads[tid]["parent"]
+    if len(chain) != len(want) or not all(name_matches(t, f) for t, f in zip(want, chain)):
+        return [f"creation chain {chain}, expected {want}"]
+    return []
+
+
+def check_leak(rep, exp):
+    why = []
+    threads = {t["id"]: t for t in rep.get("threads", [])}
+    leak = rep.get("leak") or {}
+    if "current" in rep or "previous" in rep:
+        why.append("a thread leak with accesses")
+    if leak.get("thread") not in threads:
+        why.append(f"leaked thread {leak.get('thread')} not among the report's threads")
+    if "CREATION" in exp:
+        why += creation_why(threads, leak.get("thread"), exp["CREATION"])
+    if "SIMILAR" in exp and leak.get("similar") != int(exp["SIMILAR"][0]):
+        why.append(f"{leak.get('similar')} similar leaks, expected {exp['SIMILAR'][0]}")
     return why
 
 
@@ -200,6 +226,8 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
         if r.returncode != 66:
             fail.append(f"exit status {r.returncode}, expected 66")
         matching = [rep for rep in reports if rep.get("kind") == kind]
+        if "COUNT" in exp and len(matching) != int(exp["COUNT"][0]):
+            fail.append(f"{len(matching)} {kind} reports, expected {exp['COUNT'][0]}")
         if not matching:
             fail.append(f"no {kind} report among {[x.get('kind') for x in reports]}")
         else:
