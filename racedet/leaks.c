@@ -15,90 +15,43 @@
 #include "racedet.h"
 
 enum { FINISHED = 1, DETACHED = 2 };
-typedef struct leak_ent {
-  uintptr_t key; /* pthread_t; 0 empty, TOMB a removed entry */
-  uint32_t serial, state;
-} leak_ent;
-#define TOMB ((uintptr_t)1)
-
+/* pthread_t -> a: the thread's serial (FINISHED), b: FINISHED or DETACHED */
+static rd_umap tab;
 static _Atomic int lock;
-static leak_ent *tab;
-static uint32_t cap, used; /* used: entries and tombstones */
-
-static uint32_t slot_of(uintptr_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-/* The entry of key, or NULL; with insert, a new one (state 0) if absent. */
-static leak_ent *find(uintptr_t key, int insert) {
-  if (insert && (used + 1) * 2 > cap) { /* rehash the live entries */
-    leak_ent *old = tab;
-    uint32_t ocap = cap, n = 0;
-    for (uint32_t i = 0; i < ocap; i++) n += old[i].key > TOMB;
-    cap = 64;
-    while (cap < 4 * (n + 1)) cap *= 2;
-    tab = dc_alloc(cap * sizeof *tab);
-    used = 0;
-    for (uint32_t i = 0; i < ocap; i++)
-      if (old[i].key > TOMB) *find(old[i].key, 1) = old[i];
-    if (old) dc_free(old, ocap * sizeof *old);
-  }
-  if (!cap) return NULL;
-  leak_ent *free_slot = NULL;
-  for (uint32_t i = slot_of(key);; i = (i + 1) & (cap - 1)) {
-    leak_ent *e = &tab[i];
-    if (e->key == key) return e;
-    if (e->key == TOMB && !free_slot) free_slot = e;
-    if (!e->key) {
-      if (!insert) return NULL;
-      if (!free_slot) {
-        free_slot = e;
-        used++;
-      }
-      *free_slot = (leak_ent){key, 0, 0};
-      return free_slot;
-    }
-  }
-}
-
-static void drop(leak_ent *e) { e->key = TOMB; }
 
 void rd_leak_finished(uintptr_t th, uint32_t serial) {
   if (serial == 0) return; /* the main thread (pthread_exit in main): nobody joins it */
   dc_lock(&lock);
-  leak_ent *e = find(th, 1);
-  if (e->state & DETACHED) {
-    drop(e);
+  rd_umap_ent *e = rd_umap_find(&tab, th, 1);
+  if (e->b == DETACHED) {
+    rd_umap_del(&tab, e);
   } else {
-    e->serial = serial;
-    e->state = FINISHED;
+    e->a = serial;
+    e->b = FINISHED;
   }
   dc_unlock(&lock);
 }
 
 void rd_leak_detached(uintptr_t th) {
   dc_lock(&lock);
-  leak_ent *e = find(th, 1);
-  if (e->state & FINISHED)
-    drop(e);
+  rd_umap_ent *e = rd_umap_find(&tab, th, 1);
+  if (e->b == FINISHED)
+    rd_umap_del(&tab, e);
   else
-    e->state = DETACHED;
+    e->b = DETACHED;
   dc_unlock(&lock);
 }
 
 void rd_leak_joined(uintptr_t th) {
   dc_lock(&lock);
-  leak_ent *e = find(th, 0);
-  if (e) drop(e);
+  rd_umap_ent *e = rd_umap_find(&tab, th, 0);
+  if (e) rd_umap_del(&tab, e);
   dc_unlock(&lock);
 }
 
-void rd_leaks_forget_all(void) {
-  /* a fork child: only the locked state is copied, no thread is running */
-  if (tab) dc_free(tab, cap * sizeof *tab);
-  tab = NULL;
-  cap = used = 0;
-}
+/* a fork child: the table was copied in a consistent state (fork holds the
+ * lock), and none of its threads is the child's */
+void rd_leaks_forget_all(void) { rd_umap_clear(&tab); }
 
 /* The creation stack a leak is grouped by: where and in which context its
  * creator called pthread_create. */
@@ -112,7 +65,7 @@ static uint64_t creation_key(uint32_t serial) {
 void rd_report_leaks(void) {
   dc_lock(&lock);
   uint32_t n = 0;
-  for (uint32_t i = 0; i < cap; i++) n += tab[i].key > TOMB && tab[i].state == FINISHED;
+  for (uint32_t i = 0; i < tab.cap; i++) n += rd_umap_live(&tab.e[i]) && tab.e[i].b == FINISHED;
   if (!n) {
     dc_unlock(&lock);
     return;
@@ -120,8 +73,8 @@ void rd_report_leaks(void) {
   uint32_t *serial = dc_alloc(n * sizeof *serial);
   uint64_t *key = dc_alloc(n * sizeof *key);
   n = 0;
-  for (uint32_t i = 0; i < cap; i++)
-    if (tab[i].key > TOMB && tab[i].state == FINISHED) serial[n++] = tab[i].serial;
+  for (uint32_t i = 0; i < tab.cap; i++)
+    if (rd_umap_live(&tab.e[i]) && tab.e[i].b == FINISHED) serial[n++] = (uint32_t)tab.e[i].a;
   dc_unlock(&lock);
   /* oldest first, as they were created */
   for (uint32_t i = 1; i < n; i++)

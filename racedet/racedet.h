@@ -167,6 +167,20 @@ DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *pre
 /* A thread that finished unjoined and undetached (leaks.c), with the number
  * of other such threads created at the same place. */
 DC_COLD void rd_report_leak(uint32_t serial, uint32_t similar);
+/* ------------------------------------------------------------ side tables (umap.c) */
+typedef struct rd_umap_ent {
+  uintptr_t key; /* nonzero */
+  uint64_t a, b;
+} rd_umap_ent;
+typedef struct rd_umap {
+  rd_umap_ent *e;
+  uint32_t cap, used; /* used: entries and tombstones */
+} rd_umap;
+/* key's entry, or NULL; with insert, a new one (a = b = 0) when absent */
+rd_umap_ent *rd_umap_find(rd_umap *m, uintptr_t key, int insert);
+void rd_umap_del(rd_umap *m, rd_umap_ent *e);
+int rd_umap_live(const rd_umap_ent *e); /* m->e[i] holds an entry */
+void rd_umap_clear(rd_umap *m);
 /* ------------------------------------------------------------ thread leaks (leaks.c) */
 void rd_leak_finished(uintptr_t th, uint32_t serial); /* th: the thread's pthread_t */
 void rd_leak_detached(uintptr_t th);
