@@ -66,6 +66,7 @@ void dc_atfork_release(void);
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
 #define DC_RANK_LEAKS 95 /* racedet/leaks.c */
+#define DC_RANK_CREATED 96 /* racedet/sync.c: locks' creation sites (a leaf) */
 #define DC_RANK_ATOMIC 100
 #define DC_RANK_DICT 110
 #define DC_RANK_ALLOC 120

@@ -25,9 +25,11 @@ static void ignore_both(int delta) {
 }
 
 /* ------------------------------------------------------------ __tsan_mutex_* */
+#define PC() ((uintptr_t)__builtin_return_address(0) - 1)
+
 DC_EXPORT void __tsan_mutex_create(void *addr, unsigned flags) {
   (void)flags;
-  rd_sync_forget((uintptr_t)addr, 1);
+  rd_lock_created((uintptr_t)addr, PC());
 }
 DC_EXPORT void __tsan_mutex_destroy(void *addr, unsigned flags) {
   (void)flags;
@@ -41,13 +43,8 @@ DC_EXPORT void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion)
   (void)recursion;
   ignore_both(-1);
   if (flags & MUTEX_TRY_LOCK_FAILED) return;
-  if (flags & MUTEX_READ_LOCK) {
-    rd_acquire((uintptr_t)addr);
-    rd_mutex_locked((uintptr_t)addr | 1);
-  } else {
-    rd_acquire_read_releases((uintptr_t)addr);
-    rd_mutex_locked((uintptr_t)addr);
-  }
+  const int reader = (flags & MUTEX_READ_LOCK) != 0;
+  rd_lock_acquired((uintptr_t)addr, reader, !reader, PC());
 }
 DC_EXPORT int __tsan_mutex_pre_unlock(void *addr, unsigned flags) {
   if (flags & MUTEX_READ_LOCK) {
@@ -183,7 +180,7 @@ ANN(AnnotateEnableRaceDetection, int enable) {
 }
 ANN(AnnotateRWLockCreate, const volatile void *m) {
   (void)file, (void)line;
-  rd_sync_forget((uintptr_t)m, 1);
+  rd_lock_created((uintptr_t)m, PC());
 }
 ANN(AnnotateRWLockCreateStatic, const volatile void *m) {
   (void)file, (void)line, (void)m;
@@ -194,13 +191,7 @@ ANN(AnnotateRWLockDestroy, const volatile void *m) {
 }
 ANN(AnnotateRWLockAcquired, const volatile void *m, long is_w) {
   (void)file, (void)line;
-  if (is_w) {
-    rd_acquire_read_releases((uintptr_t)m);
-    rd_mutex_locked((uintptr_t)m);
-  } else {
-    rd_acquire((uintptr_t)m);
-    rd_mutex_locked((uintptr_t)m | 1);
-  }
+  rd_lock_acquired((uintptr_t)m, !is_w, !!is_w, PC());
 }
 ANN(AnnotateRWLockReleased, const volatile void *m, long is_w) {
   (void)file, (void)line;

@@ -27,8 +27,12 @@
 static void locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
   rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_acquire(m);
-  rd_mutex_locked(m);
+  rd_lock_acquired(m, 0, 0, pc);
+}
+/* An initialisation: the object's memory written, its creation site. */
+static void created(uintptr_t m, uintptr_t pc) {
+  rd_object_access(m, RD_OBJ_WRITE, pc);
+  rd_lock_created(m, pc);
 }
 /* A lock about to be dropped: read, release. */
 static void unlocking(uintptr_t m, uintptr_t pc) {
@@ -69,8 +73,7 @@ DC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) {
 }
 DC_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) {
   REAL(int, pthread_mutex_init, pthread_mutex_t *, const pthread_mutexattr_t *);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  created(A(m), PC());
   return real_pthread_mutex_init(m, a);
 }
 DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
@@ -100,8 +103,7 @@ DC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *m) {
 }
 DC_EXPORT int pthread_spin_init(pthread_spinlock_t *m, int shared) {
   REAL(int, pthread_spin_init, pthread_spinlock_t *, int);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  created(A(m), PC());
   return real_pthread_spin_init(m, shared);
 }
 DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
@@ -117,14 +119,12 @@ DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
 static void read_locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
   rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_acquire(m);
-  rd_mutex_locked(m | RD_TAG_READ);
+  rd_lock_acquired(m, 1, 0, pc);
 }
 static void write_locked(uintptr_t m, int ok, uintptr_t pc) {
   if (!ok) return;
   rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_acquire_read_releases(m);
-  rd_mutex_locked(m);
+  rd_lock_acquired(m, 0, 1, pc);
 }
 DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
@@ -184,8 +184,7 @@ DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
 }
 DC_EXPORT int pthread_rwlock_init(pthread_rwlock_t *m, const pthread_rwlockattr_t *a) {
   REAL(int, pthread_rwlock_init, pthread_rwlock_t *, const pthread_rwlockattr_t *);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  created(A(m), PC());
   return real_pthread_rwlock_init(m, a);
 }
 DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {

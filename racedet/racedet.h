@@ -141,13 +141,23 @@ typedef struct rd_sync {
   struct rd_sync *next;
   _Atomic int lock;
   uint32_t owner_tid, recursion;
+  int creation_known; /* a lock: its creation site is recorded (sync.c) */
 } rd_sync;
 rd_sync *rd_sync_get(uintptr_t addr, int create); /* returned locked */
 void rd_sync_unlock(rd_sync *s);
 void rd_sync_forget(uintptr_t addr, uintptr_t size);
+/* A lock (mutex, rwlock, spinlock, annotated mutex) was taken: the thread
+ * acquires what its holders released (a reader: only the writers' clock;
+ * with_readers: the read-unlockers' too), and it joins the thread's held
+ * set (as_reader: read-locked).  The first time the lock is seen, this is
+ * its creation site for reports, unless rd_lock_created named one. */
+void rd_lock_acquired(uintptr_t m, int as_reader, int with_readers, uintptr_t pc);
+/* A lock is initialised at pc (its old history goes): its creation site. */
+void rd_lock_created(uintptr_t m, uintptr_t pc);
+/* Where lock m was created (0: unknown): context handle and pc. */
+int rd_lock_creation(uintptr_t m, uint32_t *ctx, uintptr_t *pc);
 void rd_acquire(uintptr_t addr);      /* thread clock joins the object's */
 void rd_release(uintptr_t addr);      /* object's clock joins the thread's; tick */
-void rd_acquire_read_releases(uintptr_t addr); /* also the rwlock readers' clock */
 void rd_release_read(uintptr_t addr);          /* rwlock read unlock */
 static inline void rd_sync_acquire(uintptr_t addr) { rd_acquire(addr); }
 static inline void rd_sync_release(uintptr_t addr) { rd_release(addr); }

@@ -54,7 +54,12 @@ typedef struct report {
   int nthreads;
   uintptr_t held[2][16]; /* per access: mutexes held (low bit: read-locked) */
   int nheld[2];
+  /* every mutex either access held, and whether its creation is known
+   * (its stack: mutex_st, apart so that it is not cleared per report) */
+  uintptr_t mtx[32];
+  int nmtx, mtx_known[32];
 } report;
+static stack mutex_st[32];
 
 static _Atomic int report_lock;
 static _Atomic uint64_t n_reports;
@@ -257,21 +262,12 @@ static const char *tlabel(uint32_t tid, char *tmp, int capital) {
 static const char *tname(uint32_t tid, char *tmp) { return tlabel(tid, tmp, 0); }
 
 /* M-numbers: mutexes in order of first mention, current access first */
+/* M-number of mutex m: its place in r->mtx (mutex_creations) */
 static int mutex_index(const report *r, uintptr_t m) {
   m &= ~(uintptr_t)1;
-  int idx = 0;
-  for (int k = 0; k < 2; k++)
-    for (int i = 0; i < r->nheld[k]; i++) {
-      uintptr_t x = r->held[k][i] & ~(uintptr_t)1;
-      int seen = 0;
-      for (int k2 = 0; k2 <= k && !seen; k2++)
-        for (int j = 0; j < (k2 == k ? i : r->nheld[k2]) && !seen; j++)
-          seen = (r->held[k2][j] & ~(uintptr_t)1) == x;
-      if (seen) continue;
-      if (x == m) return idx;
-      idx++;
-    }
-  return idx;
+  for (int j = 0; j < r->nmtx; j++)
+    if (r->mtx[j] == m) return j;
+  return -1;
 }
 
 /* Each thread named, with its creator and the creation stack. */
@@ -343,14 +339,15 @@ static void render_accesses_text(const report *r, buf *b) {
   } else if (dc_streq(r->loc_kind, "stack")) {
     bput(b, "  Location is stack of %s.\n\n", tname(r->alloc_tid, t1));
   }
-  int nm = 0;
-  for (int k = 0; k < 2; k++)
-    for (int i = 0; i < r->nheld[k]; i++)
-      if (mutex_index(r, r->held[k][i]) == nm) {
-        bput(b, "  Mutex M%d (%#lx)\n", nm, (unsigned long)(r->held[k][i] & ~(uintptr_t)1));
-        nm++;
-      }
-  if (nm) bput(b, "\n");
+  for (int j = 0; j < r->nmtx; j++) {
+    bput(b, "  Mutex M%d (%#lx)%s\n", mutex_index(r, r->mtx[j]), (unsigned long)r->mtx[j],
+         r->mtx_known[j] ? " created at:" : "");
+    if (r->mtx_known[j]) {
+      put_stack_text(b, &mutex_st[j]);
+      bput(b, "\n");
+    }
+  }
+  if (r->nmtx && !r->mtx_known[r->nmtx - 1]) bput(b, "\n");
 }
 
 static const char *self_exe(void) {
@@ -427,6 +424,13 @@ static void render_raw_access(const report *r, buf *b) {
   bput(b, "},\"mutexes\":[");
   for (int i = 0; i < r->nheld[0]; i++)
     bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)(r->held[0][i] & ~(uintptr_t)1));
+  bput(b, "],\"mutex_creations\":[");
+  for (int j = 0, n = 0; j < r->nmtx; j++)
+    if (r->mtx_known[j]) {
+      bput(b, "%s{\"address\":\"%#lx\",\"frames\":", n++ ? "," : "", (unsigned long)r->mtx[j]);
+      put_pcs_json(b, &mutex_st[j]);
+      bput(b, "}");
+    }
   bput(b, "]");
   put_threads_raw(r, b);
 }
@@ -497,6 +501,26 @@ static void write_all(int fd, const char *p, size_t n) {
 
 static void emit(dc_thread *t, const report *r);
 
+/* The mutexes the accesses held, in order of first mention, each with its
+ * creation stack when known (sync.c: init, else the first lock). */
+static void mutex_creations(report *r) {
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < r->nheld[k]; i++) {
+      const uintptr_t m = r->held[k][i] & ~(uintptr_t)1;
+      int j = 0;
+      while (j < r->nmtx && r->mtx[j] != m) j++;
+      if (j < r->nmtx || j == 32) continue;
+      r->mtx[r->nmtx++] = m;
+      uint32_t ctx;
+      uintptr_t pc;
+      if (!rd_lock_creation(m, &ctx, &pc)) continue;
+      r->mtx_known[j] = 1;
+      stack *st = &mutex_st[j];
+      st->n = st->truncated = st->error = st->not_captured = st->pc_merged = 0;
+      stack_of(st, ctx, pc);
+    }
+}
+
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
@@ -532,6 +556,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     const rd_lockset *ls = c ? rd_lockset_get(c->locks) : 0;
     for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
   }
+  mutex_creations(&r);
   emit(t, &r);
 }
 

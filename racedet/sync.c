@@ -49,6 +49,40 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
 
 void rd_sync_unlock(rd_sync *s) { dc_unlock(&s->lock); }
 
+/* Where each lock was created, for reports: address -> a: context handle,
+ * b: pc.  A leaf lock: reports read it holding other locks (an atomic
+ * operation's object), so it is never held while taking another. */
+static rd_umap created;
+static _Atomic int created_lock;
+
+static void creation_del(uintptr_t m) {
+  dc_lock(&created_lock);
+  rd_umap_ent *e = rd_umap_find(&created, m, 0);
+  if (e) rd_umap_del(&created, e);
+  dc_unlock(&created_lock);
+}
+
+/* The current context is where lock m was created (or first seen). */
+static void creation_here(uintptr_t m, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (!t || t->in_runtime) return;
+  uint32_t h = rd_ctx_handle(t); /* before the lock: interning takes others */
+  dc_lock(&created_lock);
+  rd_umap_ent *e = rd_umap_find(&created, m, 1);
+  e->a = h;
+  e->b = pc;
+  dc_unlock(&created_lock);
+}
+
+int rd_lock_creation(uintptr_t m, uint32_t *ctx, uintptr_t *pc) {
+  dc_lock(&created_lock);
+  rd_umap_ent *e = rd_umap_find(&created, m, 0);
+  int found = e != NULL;
+  if (found) *ctx = (uint32_t)e->a, *pc = (uintptr_t)e->b;
+  dc_unlock(&created_lock);
+  return found;
+}
+
 /* Drop the objects of one bucket whose address lies in [lo, lo + size). */
 static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
   if (!b->head) return;
@@ -57,6 +91,7 @@ static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
     rd_sync *s = *pp;
     if (s->addr - lo < size) {
       *pp = s->next;
+      if (s->creation_known) creation_del(s->addr);
       dc_lock(&s->lock);
       rd_vc_free(&s->vc);
       rd_vc_free(&s->rvc);
@@ -94,15 +129,13 @@ static int active(rd_thread **r) {
   return !(*r)->ignore_sync && !(*r)->disabled;
 }
 
-/* The thread's clock joins the object's writers' clock, and with readers
- * also its readers' clock (a write lock after read unlocks). */
-static void acquire(uintptr_t addr, int with_readers) {
+/* The thread's clock joins the object's (writers') clock. */
+void rd_acquire(uintptr_t addr) {
   rd_thread *r;
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 0);
   if (!s) return;
   rd_vc_join(&r->vc, &s->vc);
-  if (with_readers) rd_vc_join(&r->vc, &s->rvc);
   rd_sync_unlock(s);
 }
 
@@ -117,8 +150,30 @@ static void release(uintptr_t addr, int as_reader) {
   rd_tick(r);
 }
 
-void rd_acquire(uintptr_t addr) { acquire(addr, 0); }
-void rd_acquire_read_releases(uintptr_t addr) { acquire(addr, 1); }
+void rd_lock_acquired(uintptr_t m, int as_reader, int with_readers, uintptr_t pc) {
+  rd_thread *r;
+  if (active(&r)) {
+    rd_sync *s = rd_sync_get(m, 1);
+    rd_vc_join(&r->vc, &s->vc);
+    if (with_readers) rd_vc_join(&r->vc, &s->rvc);
+    const int first = !s->creation_known;
+    s->creation_known = 1;
+    rd_sync_unlock(s);
+    if (first) creation_here(m, pc);
+  }
+  rd_mutex_locked(m | (as_reader ? 1 : 0));
+}
+
+void rd_lock_created(uintptr_t m, uintptr_t pc) {
+  rd_sync_forget(m, 1);
+  rd_thread *r;
+  if (!active(&r)) return;
+  rd_sync *s = rd_sync_get(m, 1);
+  s->creation_known = 1;
+  rd_sync_unlock(s);
+  creation_here(m, pc);
+}
+
 void rd_release(uintptr_t addr) { release(addr, 0); }
 void rd_release_read(uintptr_t addr) { release(addr, 1); }
 
@@ -167,4 +222,5 @@ static void sync_objects_fork(int lock) {
 __attribute__((constructor)) static void sync_locks(void) {
   dc_atfork_register_inner(DC_RANK_SYNC, &buckets[0].lock, NBUCKETS, sizeof(bucket),
                            sync_objects_fork);
+  dc_atfork_register(DC_RANK_CREATED, &created_lock, 1, 0);
 }

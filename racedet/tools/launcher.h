@@ -93,6 +93,8 @@ typedef struct lr_report {
   lr_location loc;
   uint64_t *mutexes; /* every mutex either access held, M1 first */
   int nmutexes;
+  lr_stack *mutex_created; /* per mutex: where it was created (init, else its first lock) */
+  int *mutex_created_known;
   /* every thread named (current, previous, location), each followed by its
    * ancestors up to the main thread, each once */
   lr_thread *threads;

@@ -481,8 +481,29 @@ static int raw_held(conv *c, const jval *v, lr_report *r, lr_access *a) {
   return 0;
 }
 
+/* "mutex_creations": [{"address": "0x..", "frames": [...]}], for mutexes
+ * the accesses held (others are ignored) */
+static int raw_mutex_creations(conv *c, const jval *root, lr_report *r) {
+  const jval *v = get(root, "mutex_creations");
+  if (!v || v->t == J_NULL) return 0;
+  if (v->t != J_ARR) return bad(c, "mutex_creations", "is not an array");
+  for (const jval *e = v->child; e; e = e->next) {
+    if (e->t != J_OBJ) return bad(c, "mutex_creations", "holds a non-object");
+    uint64_t addr = 0;
+    if (field_hex(c, e, "address", &addr, 1)) return -1;
+    for (int i = 0; i < r->nmutexes; i++)
+      if (r->mutexes[i] == addr) {
+        if (raw_stack(c, e, "frames", &r->mutex_created[i], 1)) return -1;
+        r->mutex_created_known[i] = 1;
+      }
+  }
+  return 0;
+}
+
 static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
   r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * 2 * LR_MAX_HELD);
+  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created * 2 * LR_MAX_HELD);
+  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known * 2 * LR_MAX_HELD);
   int per_access = 0;
   for (int k = 0; k < 2; k++) {
     const jval *o = get(root, k ? "previous" : "current");
@@ -490,8 +511,8 @@ static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
     if (v) per_access = 1;
     if (raw_held(c, v, r, &r->acc[k])) return -1;
   }
-  if (!per_access) return raw_held(c, get(root, "mutexes"), r, &r->acc[0]);
-  return 0;
+  if (!per_access && raw_held(c, get(root, "mutexes"), r, &r->acc[0])) return -1;
+  return raw_mutex_creations(c, root, r);
 }
 
 /* "leak": {"thread": N, "similar": K} */

@@ -8,7 +8,9 @@
  *     "module", "offset" (globals), "declared_file", "declared_line" (globals
  *     with DWARF), "allocated_by_thread", "allocation_frames" (heap),
  *     "thread" (stack)},
- *  "mutexes": [{"id": "M1", "address": "0x.."}]  (every mutex either access held;
+ *  "mutexes": [{"id": "M1", "address": "0x..", "creation_frames": [FRAME...]
+ *     (where it was initialised, else first locked; [] when unknown)}]
+ *     (every mutex either access held;
  *  each access lists its own as "mutexes": [{"id": "M1", "read": false}]),
  *  "threads": [{"id", "parent" (null for the main thread), "creation_frames"}],
  *  a thread leak has "leak": {"thread": id, "similar": more leaked threads
@@ -95,6 +97,11 @@ static void accesses(lr_buf *b, const lr_report *r) {
   for (int i = 0; i < r->nmutexes; i++) {
     lr_bput(b, "%s{\"id\":\"M%d\",\"address\":", i ? "," : "", i + 1);
     hex(b, r->mutexes[i]);
+    lr_bputs(b, ",\"creation_frames\":");
+    if (r->mutex_created_known[i])
+      frames(b, &r->mutex_created[i]);
+    else
+      lr_bputs(b, "[]");
     lr_bputs(b, "}");
   }
   lr_bputs(b, "]");

@@ -11,7 +11,8 @@
  *
  *     Location is global 'counter' of size 4 at 0x.. (race+0x4010)
  *
- *     Mutex M1 (0x..) is held by thread T2 during its access.
+ *     Mutex M1 (0x..) created at:
+ *       #0 make_lock /path/race.c:3 (race+0x1200)
  *
  *     Thread T2 created by main thread at:
  *       #0 main /path/race.c:14 (race+0x..)
@@ -173,9 +174,16 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
       lr_bputs(b, "  Location is stack of an unknown thread.\n\n");
   }
 
-  for (int i = 0; i < r->nmutexes; i++)
-    lr_bput(b, "  Mutex M%d (%#llx)\n", i + 1, (unsigned long long)r->mutexes[i]);
-  if (r->nmutexes) lr_bputs(b, "\n");
+  for (int i = 0; i < r->nmutexes; i++) {
+    const int known = r->mutex_created_known[i];
+    lr_bput(b, "  Mutex M%d (%#llx)%s\n", i + 1, (unsigned long long)r->mutexes[i],
+            known ? " created at:" : "");
+    if (known) {
+      put_stack(b, &r->mutex_created[i]);
+      lr_bputs(b, "\n");
+    }
+  }
+  if (r->nmutexes && !r->mutex_created_known[r->nmutexes - 1]) lr_bputs(b, "\n");
 
   put_threads(b, r);
 

@@ -310,6 +310,8 @@ void lr_symbolize(lr_report *r) {
   need_stack(&nd, &r->acc[1].st);
   if (r->loc.has_alloc) need_stack(&nd, &r->loc.alloc);
   for (int i = 0; i < r->nthreads; i++) need_stack(&nd, &r->threads[i].created);
+  for (int i = 0; i < r->nmutexes; i++)
+    if (r->mutex_created_known[i]) need_stack(&nd, &r->mutex_created[i]);
   space *sp = space_for(&nd);
   for (size_t i = 0; i < nd.n; i++) space_add(sp, nd.v[i].m, nd.v[i].bias);
   free(nd.v);
@@ -317,6 +319,8 @@ void lr_symbolize(lr_report *r) {
   sym_stack(r, sp, &r->acc[1].st);
   if (r->loc.has_alloc) sym_stack(r, sp, &r->loc.alloc);
   for (int i = 0; i < r->nthreads; i++) sym_stack(r, sp, &r->threads[i].created);
+  for (int i = 0; i < r->nmutexes; i++)
+    if (r->mutex_created_known[i]) sym_stack(r, sp, &r->mutex_created[i]);
   sym_location(r);
 }
 

@@ -24,6 +24,8 @@ and check the expectations written in its header comment:
                              carries the runtime's note
   EXPECT-EXACT: f            the access whose top frame is f was not merged
                              with others (no pc_merged)
+  EXPECT-MUTEX-CREATION: f   every mutex the report names has a creation
+                             stack, and some has f as its innermost frame
   EXPECT-COUNT: N            exactly N reports of the expected kind
   EXPECT-SIMILAR: N          a thread leak's count of similar leaks (the
                              leaked thread is the "current" one for
@@ -56,7 +58,7 @@ def expectations(src):
     exp = {}
     with open(src) as f:
         for n, line in enumerate(f, 1):
-            m = re.search(r"EXPECT(-[A-Z]+)?:\s*(.*?)\s*(\*/)?$", line)
+            m = re.search(r"EXPECT(-[A-Z][A-Z-]*)?:\s*(.*?)\s*(\*/)?$", line)
             if m:
                 exp[(m.group(1) or "")[1:] or "KIND"] = m.group(2).split()
             if "MERGED-FIRST" in line:
@@ -121,6 +123,13 @@ def check_report(rep, exp):
         elif exp.get("ALLOC_LINE") and frames[0].get("line") != exp["ALLOC_LINE"]:
             why.append("allocation at line %s, expected %s (ALLOC-HERE)" % (
                 frames[0].get("line"), exp["ALLOC_LINE"]))
+    if "MUTEX-CREATION" in exp:
+        ms = rep.get("mutexes", [])
+        tops = [(m.get("creation_frames") or [{}])[0].get("function") for m in ms]
+        if not ms or not all(m.get("creation_frames") for m in ms) or not any(
+                name_matches(exp["MUTEX-CREATION"][0], f or "") for f in tops):
+            why.append(f"mutex creation stacks start at {tops}, expected "
+                       f"{exp['MUTEX-CREATION'][0]} among them")
     if "MUTEXES" in exp:
         got = sorted([len(rep["current"].get("mutexes", [])), len(rep["previous"].get("mutexes", []))])
         if got != sorted(int(x) for x in exp["MUTEXES"]):
