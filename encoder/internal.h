@@ -386,6 +386,7 @@ typedef struct dc_thread {
   uint32_t locks_held;  /* runtime locks held (dc_lock) */
   uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
+  uintptr_t tls_lo, tls_hi;     /* its static TLS block (reports' locations), or 0 */
   uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
   dc_pcache pcache[1u << DC_PCACHE_BITS];

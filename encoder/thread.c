@@ -65,6 +65,26 @@ static void stack_bounds(dc_thread *t, int is_main) {
   if (!t->stack_hi) t->stack_hi = UINTPTR_MAX; /* unknown: trust every sp */
 }
 
+/* The calling thread's static TLS: the blocks of the modules loaded at
+ * start (and the surplus for later ones) lie just below the thread pointer
+ * on x86-64, their total size as ld.so reports it (_dl_get_tls_static_info,
+ * which sanitizers use too; a GLIBC_PRIVATE symbol, so looked up, and when
+ * it is missing there are no TLS locations).  Reports name an address
+ * there "TLS of thread T". */
+static void tls_bounds(dc_thread *t) {
+  static void (*info)(size_t *, size_t *);
+  static _Atomic int looked;
+  if (!atomic_exchange(&looked, 1))
+    info = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+  if (!info) return;
+  size_t size = 0, align = 0;
+  info(&size, &align);
+  const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+  if (!tp || size > tp) return;
+  t->tls_lo = tp - size;
+  t->tls_hi = tp;
+}
+
 /* Thread states are recycled, never unmapped, so another thread may always
  * write a pending bit into one it read from a record. */
 static dc_thread *free_states;
@@ -148,6 +168,7 @@ dc_thread *dc_thread_init_current(void) {
     t->serial = dc_thread_new_serial(0);
   }
   stack_bounds(t, is_main);
+  tls_bounds(t);
   /* glibc caches the stacks (and static TLS) of finished threads and hands
    * them to new ones: the new thread starts with no history there */
   if (!is_main && t->stack_hi != UINTPTR_MAX) sh_forget(t->stack_lo, t->stack_hi - t->stack_lo);

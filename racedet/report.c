@@ -181,6 +181,17 @@ static void locate(report *r, uintptr_t addr) {
     }
   }
   uint32_t nt = atomic_load(&dc_threads.n);
+  /* a live thread's static TLS (within its stack mapping, except main's) */
+  for (uint32_t i = 0; i < nt; i++) {
+    dc_thread *t = __atomic_load_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, i))->live,
+                                   __ATOMIC_ACQUIRE);
+    if (t && addr >= t->tls_lo && addr < t->tls_hi) {
+      r->loc_kind = "tls";
+      r->alloc_tid = i;
+      add_thread(r, i);
+      return;
+    }
+  }
   for (uint32_t i = 0; i < nt; i++) {
     dc_thread *t = __atomic_load_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, i))->live,
                                    __ATOMIC_ACQUIRE);
@@ -336,8 +347,9 @@ static void render_accesses_text(const report *r, buf *b) {
   } else if (dc_streq(r->loc_kind, "global") && r->loc_name[0]) {
     bput(b, "  Location is global '%s' of size %lu at %#lx\n\n", r->loc_name,
          (unsigned long)r->loc_size, (unsigned long)r->loc_addr);
-  } else if (dc_streq(r->loc_kind, "stack")) {
-    bput(b, "  Location is stack of %s.\n\n", tname(r->alloc_tid, t1));
+  } else if (dc_streq(r->loc_kind, "stack") || dc_streq(r->loc_kind, "tls")) {
+    bput(b, "  Location is %s of %s.\n\n", dc_streq(r->loc_kind, "tls") ? "TLS" : "stack",
+         tname(r->alloc_tid, t1));
   }
   for (int j = 0; j < r->nmtx; j++) {
     bput(b, "  Mutex M%d (%#lx)%s\n", mutex_index(r, r->mtx[j]), (unsigned long)r->mtx[j],
@@ -415,7 +427,8 @@ static void render_raw_access(const report *r, buf *b) {
        r->loc_kind, r->loc_name, (unsigned long)r->loc_addr, (unsigned long)r->loc_size,
        (unsigned long)r->acc[0].addr);
   put_pc_json(b, dc_streq(r->loc_kind, "global") ? r->acc[0].addr : 0);
-  if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack"))
+  if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack") ||
+      dc_streq(r->loc_kind, "tls"))
     bput(b, ",\"allocated_by_thread\":%u", r->alloc_tid);
   if (dc_streq(r->loc_kind, "heap")) {
     bput(b, ",\"allocation_frames\":");

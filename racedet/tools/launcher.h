@@ -68,14 +68,14 @@ typedef struct lr_thread {
 } lr_thread;
 
 typedef struct lr_location {
-  const char *kind; /* global, heap, stack, unknown */
+  const char *kind; /* global, heap, stack, tls, unknown */
   const char *name; /* global: the variable ("" when unknown) */
   uint64_t address, size, access_address;
   /* global: the module holding it and the variable's offset in it */
   lr_frame data;
   const char *decl_file; /* global: where it is declared (DWARF), else NULL */
   int decl_line;
-  int has_thread;        /* heap: allocating thread; stack: owner */
+  int has_thread;        /* heap: allocating thread; stack, tls: owner */
   unsigned thread;
   int has_alloc;         /* heap: allocation stack */
   lr_stack alloc;

@@ -362,8 +362,8 @@ static int raw_location(conv *c, const jval *root, lr_location *l) {
     return -1;
   if (kind) {
     if (strcmp(kind, "global") && strcmp(kind, "heap") && strcmp(kind, "stack") &&
-        strcmp(kind, "unknown"))
-      return bad(c, "location.kind", "is not global, heap, stack or unknown");
+        strcmp(kind, "tls") && strcmp(kind, "unknown"))
+      return bad(c, "location.kind", "is not global, heap, stack, tls or unknown");
     l->kind = kind;
   }
   if (name) l->name = name;

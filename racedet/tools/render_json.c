@@ -4,10 +4,10 @@
  *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
- *  "location": {"kind": global|heap|stack|unknown, "name", "address", "size",
+ *  "location": {"kind": global|heap|stack|tls|unknown, "name", "address", "size",
  *     "module", "offset" (globals), "declared_file", "declared_line" (globals
  *     with DWARF), "allocated_by_thread", "allocation_frames" (heap),
- *     "thread" (stack)},
+ *     "thread" (stack, tls)},
  *  "mutexes": [{"id": "M1", "address": "0x..", "creation_frames": [FRAME...]
  *     (where it was initialised, else first locked; [] when unknown)}]
  *     (every mutex either access held;

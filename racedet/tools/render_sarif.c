@@ -297,6 +297,8 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
     lr_bput(&msg, ", on a heap block of size %llu", (unsigned long long)l->size);
   else if (!strcmp(l->kind, "stack"))
     lr_bputs(&msg, ", on a thread's stack");
+  else if (!strcmp(l->kind, "tls"))
+    lr_bputs(&msg, ", on a thread-local variable");
   lr_bputs(&msg, ".");
 
   if (s->n++) lr_bputs(b, ",");

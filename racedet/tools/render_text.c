@@ -167,11 +167,12 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
             l->has_thread ? lr_thread_name(r, l->thread, t) : "an unknown thread");
     if (l->has_alloc) put_stack(b, &l->alloc);
     lr_bputs(b, "\n");
-  } else if (!strcmp(l->kind, "stack")) {
+  } else if (!strcmp(l->kind, "stack") || !strcmp(l->kind, "tls")) {
+    const char *what = !strcmp(l->kind, "tls") ? "TLS" : "stack";
     if (l->has_thread)
-      lr_bput(b, "  Location is stack of %s.\n\n", lr_thread_name(r, l->thread, t));
+      lr_bput(b, "  Location is %s of %s.\n\n", what, lr_thread_name(r, l->thread, t));
     else
-      lr_bputs(b, "  Location is stack of an unknown thread.\n\n");
+      lr_bput(b, "  Location is %s of an unknown thread.\n\n", what);
   }
 
   for (int i = 0; i < r->nmutexes; i++) {
