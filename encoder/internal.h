@@ -348,6 +348,7 @@ typedef struct rd_thread {
   rd_lstep lsteps[1u << RD_LSTEP_BITS];
   rd_ictx ictx[1u << RD_ICTX_BITS];
   uintptr_t heap_pc;   /* the call site of operator new/delete in progress (intercept_heap.c) */
+  int in_vptr;         /* checking a vptr access (rd_vptr_access) */
 } rd_thread;
 
 /* Per-thread direct-mapped cache in front of the hash-consed ccStack: a push

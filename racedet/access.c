@@ -51,7 +51,7 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
   rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
-                      .ctx = rd_ctx_handle(t)};
+                      .ctx = rd_ctx_handle(t), .is_vptr = t->rd.in_vptr};
   rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev_w0), SH_EPOCH(prev_w0)),
                       .is_write = !!(prev_w0 & SH_WRITE),
                       .is_atomic = !!(prev_w0 & SH_ATOMIC),
@@ -408,6 +408,20 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
     }
   }
   range_flags(t, addr, size, flags, pc);
+}
+
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+                     uintptr_t pc) {
+  t->rd.in_vptr = 1;
+  rd_access_granule(t, g, addr, size, is_write, pc);
+  t->rd.in_vptr = 0;
+}
+
+void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
+  dc_thread *t = dc_tls;
+  if (t) t->rd.in_vptr = 1;
+  rd_access(addr, size, is_write, pc);
+  if (t) t->rd.in_vptr = 0;
 }
 
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {

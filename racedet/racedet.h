@@ -13,7 +13,7 @@
 
 #include "../encoder/internal.h"
 #include "../shadow/shadow.h"
-#include "merged_note.h"
+#include "report_words.h"
 
 enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 /* A cell's pc, in the high half of its w1: a signed 30-bit offset from its
@@ -41,8 +41,10 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
  * access changes nothing anyway), rd_access for accesses that span granules
  * (unaligned loads, 16-byte vectors) and threads or memory the runtime does
  * not know yet. */
-static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
-                                                                 int is_write, uintptr_t pc) {
+static inline __attribute__((always_inline)) void rd_access_fast_to(
+    uintptr_t addr, unsigned size, int is_write, uintptr_t pc,
+    void (*granule)(dc_thread *, sh_granule *, uintptr_t, unsigned, int, uintptr_t),
+    void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
   dc_thread *t = dc_tls;
   if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) &&
       dc_likely(!(addr >> SH_ADDR_BITS))) {
@@ -67,12 +69,22 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
            sh_covers_as(atomic_load_explicit(&sh_cell_at(g, 3)->w0, memory_order_relaxed), cur,
                         is_write)))
         return;
-      rd_access_granule(t, g, addr, size, is_write, pc);
+      granule(t, g, addr, size, is_write, pc);
       return;
     }
   }
-  rd_access(addr, size, is_write, pc);
+  any(addr, size, is_write, pc);
 }
+static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
+                                                                 int is_write, uintptr_t pc) {
+  rd_access_fast_to(addr, size, is_write, pc, rd_access_granule, rd_access);
+}
+/* The same for a C++ object's vptr (__tsan_vptr_read/update): a race
+ * found there is a "data race on vptr" (a constructor or destructor
+ * against a virtual call), as ThreadSanitizer names it. */
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+                     uintptr_t pc);
+void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
 /* A synchronisation object's own memory, as ThreadSanitizer models it:
  * creating or destroying a mutex, rwlock, spinlock, condition variable or
@@ -172,6 +184,7 @@ typedef struct rd_access_desc {
   uintptr_t addr, pc;
   uint32_t ctx; /* context handle (0 = unknown) */
   int pc_merged; /* pc is the first of several merged accesses (RD_DELTA_MERGED) */
+  int is_vptr;   /* the current access is to a vptr (rd_vptr_access) */
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
 /* A thread that finished unjoined and undetached (leaks.c), with the number

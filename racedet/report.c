@@ -296,9 +296,9 @@ static void put_threads_text(const report *r, buf *b) {
 }
 
 static const char *title_of(const report *r) {
-  return dc_streq(r->kind, "data-race") ? "data race"
-         : dc_streq(r->kind, "thread-leak") ? "thread leak"
-                                            : r->kind;
+  if (dc_streq(r->kind, "data-race"))
+    return r->acc[0].is_vptr ? RD_VPTR_RACE_TITLE : "data race";
+  return dc_streq(r->kind, "thread-leak") ? "thread leak" : r->kind;
 }
 
 static void render_accesses_text(const report *r, buf *b);
@@ -411,6 +411,7 @@ static void render_raw_access(const report *r, buf *b) {
          a->is_atomic ? "true" : "false", a->freed ? "true" : "false", a->size,
          (unsigned long)a->addr, r->st[k].error);
     put_pcs_json(b, &r->st[k]);
+    if (a->is_vptr) bput(b, ",\"is_vptr\":true");
     if (r->st[k].truncated) bput(b, ",\"frames_truncated\":true");
     if (r->st[k].pc_merged) bput(b, ",\"pc_merged\":true");
     /* mutexes this access held: address with the low bit set when read-locked */

@@ -65,9 +65,11 @@ DC_EXPORT void __tsan_write_range_pc(void *a, unsigned long n, void *pc) {
 }
 
 DC_EXPORT void __tsan_vptr_update(void **p, void *v) {
-  if (*p != v) rd_access((uintptr_t)p, sizeof(void *), 1, PC());
+  if (*p != v) rd_vptr_access((uintptr_t)p, sizeof(void *), 1, PC());
 }
-DC_EXPORT void __tsan_vptr_read(void **p) { rd_access_fast((uintptr_t)p, sizeof(void *), 0, PC()); }
+DC_EXPORT void __tsan_vptr_read(void **p) {
+  rd_access_fast_to((uintptr_t)p, sizeof(void *), 0, PC(), rd_vptr_granule, rd_vptr_access);
+}
 
 /* ------------------------------------------------------------ atomics */
 /* Memory orders as the compilers pass them (== __ATOMIC_*).  gcc may set

@@ -51,6 +51,7 @@ typedef struct lr_stack {
 typedef struct lr_access {
   unsigned thread;
   int is_write, is_atomic, is_free;
+  int is_vptr; /* the current access was to a C++ object's vptr */
   unsigned size;
   uint64_t address;
   lr_stack st;
@@ -181,6 +182,9 @@ int lr_sarif_write(lr_sarif *s, FILE *out);
 void lr_sarif_free(lr_sarif *s);
 /* helpers shared by renderers */
 const char *lr_kind_words(const char *kind); /* "data race", "heap-use-after-free" */
+/* The report's title: its kind's words, or "data race on vptr (ctor/dtor vs
+ * virtual call)" when the current access was to a vptr */
+const char *lr_report_title(const struct lr_report *r);
 /* "main thread", "thread T3" or "thread T3 'name'" (buf: LR_TNAME bytes) */
 #define LR_TNAME 96
 struct lr_report;

@@ -340,7 +340,7 @@ static int raw_access(conv *c, const jval *root, const char *key, lr_access *a) 
   if (de && de->t == J_NUM && de->is_int && de->i > -1000000 && de->i < 1000000)
     a->st.decode_error = (int)de->i;
   if (field_bool(c, o, "frames_truncated", &a->st.truncated) ||
-      field_bool(c, o, "pc_merged", &a->st.pc_merged))
+      field_bool(c, o, "pc_merged", &a->st.pc_merged) || field_bool(c, o, "is_vptr", &a->is_vptr))
     return -1;
   a->thread = (unsigned)tid;
   a->size = (unsigned)size;

@@ -54,6 +54,7 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
   hex(b, a->address);
   if (a->st.truncated) lr_bputs(b, ",\"frames_truncated\":true");
   if (a->st.pc_merged) lr_bputs(b, ",\"pc_merged\":true");
+  if (a->is_vptr) lr_bputs(b, ",\"is_vptr\":true");
   lr_bputs(b, ",\"mutexes\":[");
   for (int i = 0; i < a->nheld; i++)
     lr_bput(b, "%s{\"id\":\"M%d\",\"read\":%s}", i ? "," : "", a->held[i] + 1,
@@ -135,7 +136,7 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
   }
   lr_bputs(b, "],\"summary\":");
   lr_buf s = {0};
-  lr_bputs(&s, lr_kind_words(r->kind));
+  lr_bputs(&s, lr_report_title(r));
   const lr_frame *top = lr_report_top(r);
   if (top && top->file) {
     lr_bput(&s, " %s", top->file);

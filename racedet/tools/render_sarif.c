@@ -286,7 +286,9 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
   lr_buf *b = &s->results;
   int uaf = !strcmp(r->kind, "heap-use-after-free");
   lr_buf msg = {0};
-  lr_bputs(&msg, uaf ? "Heap use after free: " : "Data race: ");
+  lr_bputs(&msg, uaf ? "Heap use after free: "
+                 : r->acc[0].is_vptr ? "Data race on vptr (ctor/dtor vs virtual call): "
+                                     : "Data race: "); /* RD_VPTR_RACE_TITLE, capitalised */
   access_words(&msg, r, 0, 0);
   lr_bputs(&msg, uaf ? " after the " : ", conflicting with the previous ");
   access_words(&msg, r, 1, 0);

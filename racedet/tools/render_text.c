@@ -31,7 +31,7 @@
  */
 #include <string.h>
 
-#include "../merged_note.h"
+#include "../report_words.h"
 #include "launcher.h"
 
 static void put_frame(lr_buf *b, int i, const lr_frame *f) {
@@ -115,7 +115,7 @@ static void put_threads(lr_buf *b, const lr_report *r) {
 }
 
 static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
-  lr_bput(b, "SUMMARY: %s: %s", tool, lr_kind_words(r->kind));
+  lr_bput(b, "SUMMARY: %s: %s", tool, lr_report_title(r));
   const lr_frame *top = lr_report_top(r);
   if (top) {
     if (top->file) {
@@ -133,7 +133,7 @@ static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
 void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   const char *tool = o->tsan_header ? "ThreadSanitizer" : "dacce-race";
   char t[LR_TNAME];
-  lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_kind_words(r->kind), r->pid);
+  lr_bput(b, "==================\nWARNING: %s: %s (pid=%ld)\n", tool, lr_report_title(r), r->pid);
   if (r->capture) /* the same note as the runtime's own text */
     lr_bput(b, "  [capture=%s: an ablation for benchmarking; contexts are %s]\n", r->capture,
             !strcmp(r->capture, "cct") ? "calling context tree paths"

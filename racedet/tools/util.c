@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report_words.h"
 #include "launcher.h"
 
 /* ------------------------------------------------------------ arena */
@@ -142,6 +143,12 @@ const char *lr_kind_words(const char *kind) {
   if (!strcmp(kind, "data-race")) return "data race";
   if (!strcmp(kind, "thread-leak")) return "thread leak";
   return kind;
+}
+
+const char *lr_report_title(const lr_report *r) {
+  if (!strcmp(r->kind, "data-race") && r->acc[0].is_vptr)
+    return RD_VPTR_RACE_TITLE;
+  return lr_kind_words(r->kind);
 }
 
 int lr_is_leak(const lr_report *r) { return !strcmp(r->kind, "thread-leak"); }

@@ -26,6 +26,8 @@ and check the expectations written in its header comment:
                              with others (no pc_merged)
   EXPECT-MUTEX-CREATION: f   every mutex the report names has a creation
                              stack, and some has f as its innermost frame
+  EXPECT-VPTR: yes           the current access is to a vptr (a "data race on
+                             vptr": a destructor against a virtual call)
   EXPECT-COUNT: N            exactly N reports of the expected kind
   EXPECT-SIMILAR: N          a thread leak's count of similar leaks (the
                              leaked thread is the "current" one for
@@ -123,6 +125,8 @@ def check_report(rep, exp):
         elif exp.get("ALLOC_LINE") and frames[0].get("line") != exp["ALLOC_LINE"]:
             why.append("allocation at line %s, expected %s (ALLOC-HERE)" % (
                 frames[0].get("line"), exp["ALLOC_LINE"]))
+    if "VPTR" in exp and not rep["current"].get("is_vptr"):
+        why.append("the current access is not marked is_vptr")
     if "MUTEX-CREATION" in exp:
         ms = rep.get("mutexes", [])
         tops = [(m.get("creation_frames") or [{}])[0].get("function") for m in ms]

@@ -1,0 +1,13 @@
+/* report_words.h: words the runtime's own text reports (report.c) and the
+ * launcher's (tools/render_*.c) share, so that they say the same. */
+#ifndef DACCE_REPORT_WORDS_H
+#define DACCE_REPORT_WORDS_H
+/* under the stack of an access whose shadow cell merged several accesses of
+ * one function (racedet/access.c, RD_DELTA_MERGED) */
+#define RD_MERGED_NOTE                                                                      \
+  "(merged: the top frame is the first of several accesses by its function, in this "  \
+  "context, to these bytes; the racing one may be on another of its lines)"
+/* the title of a data race whose current access is to a C++ object's vptr
+ * (__tsan_vptr_read/update): ThreadSanitizer's words */
+#define RD_VPTR_RACE_TITLE "data race on vptr (ctor/dtor vs virtual call)"
+#endif
