@@ -455,6 +455,7 @@ __attribute__((destructor)) static void dc_fini(void) {
     fflush(NULL);
     _exit(99);
   }
+  dc_options_program_defaults();
   if (dc_opt.report_thread_leaks) rd_report_leaks();
   uint64_t races = rd_reports_count();
   if (races) {

@@ -160,10 +160,14 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(int, report_text, 1, "print reports as text on stderr")                         \
   X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \
                           "dacce-race launcher symbolises them)")                   \
+  X(int, report_ack_fd, 0, "a pipe on which the launcher acknowledges each raw "    \
+                           "report once it has printed it; the reporting thread "   \
+                           "waits for it (set by dacce-race; 0: none)")             \
   X(int, tsan_header, 0, "start text reports with 'WARNING: ThreadSanitizer:' so "  \
                          "tools that parse TSan output count them")                 \
   X(int, halt_on_error, 0, "exit after the first report")                           \
   X(int, exitcode, 66, "exit status when races were reported")                      \
+  X(int, report_bugs, 1, "0: report nothing (ThreadSanitizer's report_bugs)")     \
   X(int, report_thread_leaks, 1, "at exit, report threads that finished but were "  \
                                  "neither joined nor detached")                     \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
@@ -185,7 +189,12 @@ typedef struct dc_options {
 #undef DC_OPT_FIELD
 } dc_options;
 extern dc_options dc_opt;
-void dc_options_init(void); /* idempotent; reads DACCE_OPTIONS */
+void dc_options_init(void);
+/* report_bugs and report_thread_leaks as the program's own
+ * __tsan_default_options() sets them, where DACCE_OPTIONS does not; read at
+ * the first report (calling the program's function during initialisation
+ * would run its instrumentation before the runtime is up) */
+void dc_options_program_defaults(void); /* idempotent; reads DACCE_OPTIONS */
 /* dc_opt.capture, parsed (racedet/capture.c does the ablation modes) */
 #define DC_CAPTURE_DACCE 0
 #define DC_CAPTURE_STACKWALK 1

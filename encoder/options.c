@@ -45,6 +45,45 @@ static int set_option(const char *key, size_t klen, const char *val) {
   return -1;
 }
 
+/* The value of key in a TSan flag string ("k=v" separated by spaces,
+ * colons or commas), or NULL; *len its length. */
+static const char *flag_value(const char *s, const char *key, size_t *len) {
+  for (const char *p = s; *p;) {
+    while (*p == ' ' || *p == ':' || *p == ',' || *p == '\t' || *p == '\n') p++;
+    const char *k = p;
+    while (*p && *p != '=' && *p != ' ' && *p != ':' && *p != ',' && *p != '\t' && *p != '\n') p++;
+    const int match = dc_key_is(k, (size_t)(p - k), key);
+    if (*p != '=') continue;
+    const char *v = ++p;
+    while (*p && *p != ' ' && *p != ':' && *p != ',' && *p != '\t' && *p != '\n') p++;
+    if (match) {
+      *len = (size_t)(p - v);
+      return v;
+    }
+  }
+  return NULL;
+}
+
+extern const char *__tsan_default_options(void) __attribute__((weak));
+
+void dc_options_program_defaults(void) {
+  static int done;
+  if (done || !__tsan_default_options) return;
+  done = 1;
+  dc_thread *t = dc_tls; /* its instrumentation is not the program's doing */
+  if (t) dc_enter(t);
+  const char *s = __tsan_default_options(), *env = getenv("DACCE_OPTIONS");
+  if (t) dc_leave(t);
+  static const char *const keys[] = {"report_bugs", "report_thread_leaks"};
+  int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks};
+  for (int i = 0; s && i < 2; i++) {
+    size_t n, m;
+    const char *v = flag_value(s, keys[i], &n);
+    if (!v || (env && flag_value(env, keys[i], &m))) continue;
+    if (n == 1 && (*v == '0' || *v == '1')) *fields[i] = *v - '0';
+  }
+}
+
 static void print_help(void) {
   dc_printf("DACCE_OPTIONS (key=value, separated by spaces, commas or colons):\n");
 #define DC_OPT_HELP_int(name, def) dc_printf("  %-22s %-8d ", #name, (int)(def));

@@ -9,12 +9,15 @@
  * Reports are deduplicated by the pair of racing (context, pc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "racedet.h"
@@ -504,6 +507,29 @@ static void emit_raw(int fd, const char *p, size_t n) {
   }
 }
 
+/* With the launcher, wait until it has printed the report just written
+ * (one byte on report_ack_fd per report): then a report comes before
+ * whatever the program writes after the race, as ThreadSanitizer's
+ * synchronous reports do, and a halt stops the program right after its
+ * report.  A launcher that does not answer within 10 s, or a descriptor
+ * that is not a pipe (the program closed and reused it), ends the waits. */
+static void wait_ack(void) {
+  static int ack_fd = -2;
+  if (ack_fd == -2) {
+    struct stat st;
+    ack_fd = dc_opt.report_ack_fd > 0 && !fstat(dc_opt.report_ack_fd, &st) && S_ISFIFO(st.st_mode)
+                 ? dc_opt.report_ack_fd
+                 : -1;
+  }
+  if (ack_fd < 0) return;
+  struct pollfd p = {.fd = ack_fd, .events = POLLIN};
+  int k;
+  do k = poll(&p, 1, 10000);
+  while (k < 0 && errno == EINTR);
+  char c;
+  if (k <= 0 || read(ack_fd, &c, 1) != 1) ack_fd = -1;
+}
+
 static void write_all(int fd, const char *p, size_t n) {
   while (n) {
     ssize_t w = write(fd, p, n);
@@ -538,6 +564,8 @@ static void mutex_creations(report *r) {
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   dc_thread *t = dc_tls;
   if (!t || t->in_runtime) return;
+  dc_options_program_defaults();
+  if (!dc_opt.report_bugs) return;
   if (rd_benign(cur->addr, cur->size) || rd_benign(prev->addr, prev->size)) return;
   dc_lock(&report_lock);
   if (seen_insert(pair_hash(access_key(cur), access_key(prev)))) {
@@ -591,6 +619,7 @@ static void emit(dc_thread *t, const report *r) {
     render_raw(r, &b);
     emit_raw(raw_fd, text, b.n);
     b.n = 0;
+    wait_ack();
   }
   if (dc_opt.report_text) {
     render_text(r, &b);
@@ -608,7 +637,7 @@ static void emit(dc_thread *t, const report *r) {
 
 void rd_report_leak(uint32_t serial, uint32_t similar) {
   dc_thread *t = dc_cur();
-  if (t->in_runtime) return;
+  if (t->in_runtime || !dc_opt.report_bugs) return;
   dc_lock(&report_lock);
   dc_enter(t);
   static report r;

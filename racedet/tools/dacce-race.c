@@ -93,7 +93,7 @@ static const char *rt_values[N_RT]; /* NULL: not given */
 /* set by the launcher itself: a user value would break the report channel */
 static int rt_reserved(const char *name) {
   return !strcmp(name, "raw_reports") || !strcmp(name, "report_text") ||
-         !strcmp(name, "override_exit_status");
+         !strcmp(name, "report_ack_fd") || !strcmp(name, "override_exit_status");
 }
 static int rt_has(const char *name) {
   for (size_t i = 0; i < N_RT; i++)
@@ -203,6 +203,41 @@ static void options_from_env(void) {
   opt_origin = "";
 }
 
+/* TSAN_OPTIONS, as a project moving from ThreadSanitizer has it set: the
+ * flags with a meaning here (halt_on_error, exitcode, suppressions,
+ * log_path other than stderr/stdout, report_bugs, report_thread_leaks) are
+ * applied first, so DACCE_RACE_OPTIONS and the command line override them;
+ * TSan's other flags (history_size, ...) are ignored.  Separators: spaces,
+ * colons, commas, as TSan's. */
+static void options_from_tsan_env(void) {
+  const char *env = getenv("TSAN_OPTIONS");
+  if (!env) return;
+  static const char *const known[] = {"halt_on_error", "exitcode",   "suppressions",
+                                      "log_path",      "report_bugs", "report_thread_leaks"};
+  opt_origin = "TSAN_OPTIONS: ";
+  char *s = strdup(env);
+  if (!s) die("out of memory");
+  for (char *p = s; *p;) {
+    while (*p && strchr(" ,:\t\n", *p)) p++;
+    if (!*p) break;
+    char *key = p;
+    while (*p && !strchr("= ,:\t\n", *p)) p++;
+    char *val = NULL;
+    if (*p == '=') {
+      *p++ = 0;
+      val = p;
+      while (*p && !strchr(" ,:\t\n", *p)) p++;
+    }
+    if (*p) *p++ = 0;
+    if (!val) continue;
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+      if (!strcmp(key, known[i]) &&
+          !(!strcmp(key, "log_path") && (!strcmp(val, "stderr") || !strcmp(val, "stdout"))))
+        set_option(key, val, key);
+  }
+  opt_origin = "";
+}
+
 /* argv options up to the program; returns the index of the program */
 static int options_from_argv(int argc, char **argv) {
   int i = 1;
@@ -245,7 +280,9 @@ static void print_help(void) {
          "or the exitcode option when races were reported, 128+N when it was killed by\n"
          "signal N, 2 when it cannot be run.\n\n"
          "Options (--name=VALUE or --name VALUE, dashes or underscores; also from\n"
-         "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides):\n");
+         "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides,\n"
+         "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs\n"
+         "and report_thread_leaks, which both override):\n");
 #define LO_META_int "=N"
 #define LO_META_file "=FILE"
 #define LO_META_prefix "=PREFIX"
@@ -493,9 +530,23 @@ static struct {
   int halt_here; /* launcher-side halt_on_error (with suppressions) */
   pid_t child;
   int halted;
+  int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
 } R;
 
+/* The runtime waits after each raw report until it was printed: one byte
+ * per report (racedet/report.c wait_ack).  Never blocking: a runtime that
+ * stopped waiting leaves bytes in the pipe, and a full pipe drops more. */
+static void ack(void) {
+  if (R.ack_fd > 0 && write(R.ack_fd, "", 1) < 0 && errno != EAGAIN) R.ack_fd = -1;
+}
+
+static void handle_report(const char *line, size_t len);
 static void handle_line(const char *line, size_t len) {
+  handle_report(line, len);
+  ack();
+}
+
+static void handle_report(const char *line, size_t len) {
   while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) len--;
   if (!len) return;
   lr_report r;
@@ -552,6 +603,7 @@ static void handle_chunk(const char *line, size_t len) {
   if (end >= line + len - 3 || *end != ':' || (end[1] != '0' && end[1] != '1') || end[2] != ':') {
     R.malformed++;
     warn("ignoring a malformed report chunk");
+    ack(); /* its report's, perhaps: a waiting runtime goes on */
     return;
   }
   int more = end[1] == '1';
@@ -642,12 +694,21 @@ static void read_reports(int fd) {
 }
 
 /* ------------------------------------------------------------ running */
+/* fd moved to 100 or above, out of the way of programs that expect their
+ * first open() to give 3 (close-on-exec; the child clears it) */
+static int high_fd(int fd) {
+  int h = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+  if (h < 0) return fd;
+  close(fd);
+  return h;
+}
+
 static volatile sig_atomic_t child_pid;
 static void forward_signal(int sig) {
   if (child_pid > 0) kill((pid_t)child_pid, sig);
 }
 
-static char *dacce_options(int wfd) {
+static char *dacce_options(int wfd, int ackfd) {
   lr_buf b = {0};
   const char *user = getenv("DACCE_OPTIONS");
   if (user && *user) {
@@ -661,7 +722,7 @@ static char *dacce_options(int wfd) {
   /* a runtime that can keep the program's own exit status lets suppressed
    * reports leave it alone (see exit_status) */
   if (rt_has("override_exit_status")) lr_bputs(&b, "override_exit_status=0:");
-  lr_bput(&b, "raw_reports=/dev/fd/%d:report_text=0", wfd);
+  lr_bput(&b, "raw_reports=/dev/fd/%d:report_ack_fd=%d:report_text=0", wfd, ackfd);
   return b.p;
 }
 
@@ -710,6 +771,7 @@ static int exit_status(const program *p, int status) {
 }
 
 int main(int argc, char **argv) {
+  options_from_tsan_env();
   options_from_env();
   int first = options_from_argv(argc, argv);
   if (opt.help) {
@@ -753,14 +815,14 @@ int main(int argc, char **argv) {
 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) die("cannot create a pipe: %s", strerror(errno));
-  /* out of the way of programs that expect their first open() to give 3 */
-  int wfd = fcntl(fds[1], F_DUPFD_CLOEXEC, 100);
-  if (wfd >= 0) {
-    close(fds[1]);
-  } else {
-    wfd = fds[1];
-  }
-  char *options = dacce_options(wfd);
+  int wfd = high_fd(fds[1]);
+  /* the acknowledgements: the program reads, the launcher writes */
+  int acks[2];
+  if (pipe2(acks, O_CLOEXEC) != 0) die("cannot create a pipe: %s", strerror(errno));
+  int ackfd = high_fd(acks[0]);
+  R.ack_fd = acks[1];
+  fcntl(R.ack_fd, F_SETFL, O_NONBLOCK);
+  char *options = dacce_options(wfd, ackfd);
   char **env = child_env(options, preload);
 
   struct sigaction ign = {0}, fwd = {0}, old_int, old_quit;
@@ -782,7 +844,7 @@ int main(int argc, char **argv) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
-    if (fcntl(wfd, F_SETFD, 0) != 0) _exit(127);
+    if (fcntl(wfd, F_SETFD, 0) != 0 || fcntl(ackfd, F_SETFD, 0) != 0) _exit(127);
     execve(prog.path, argv + first, env);
     fprintf(stderr, "dacce-race: cannot run %s: %s\n", prog.word, strerror(errno));
     _exit(127);
@@ -790,9 +852,11 @@ int main(int argc, char **argv) {
   child_pid = pid;
   R.child = pid;
   close(wfd);
+  close(ackfd);
 
   read_reports(fds[0]);
   close(fds[0]);
+  close(R.ack_fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {

@@ -131,6 +131,9 @@ int main(int argc, char **argv) {
     wait_first();
     printf("value %d\n", heap_load()); /* @call-heap-load */
     pthread_join(f, 0);
+  } else if (!strcmp(mode, "ordered")) { /* the report must come first */
+    race();
+    fprintf(stderr, "after the race\n");
   } else if (!strcmp(mode, "segv")) {
     race();
     fflush(stdout);

@@ -6,7 +6,10 @@ encoder statistics; --name value; dashes; --verify=1), the user's own
 DACCE_OPTIONS is kept, DACCE_RACE_OPTIONS works and the command line wins
 over it, --log-path writes PREFIX.<pid> (one file per reporting process),
 --help lists the launcher's and the runtime's options, --version, '--',
-and a program found through PATH.
+and a program found through PATH.  TSAN_OPTIONS: its flags with a meaning
+here apply (exitcode, report_bugs, report_thread_leaks), TSan's others are
+ignored, DACCE_RACE_OPTIONS and the command line override it, a bad value
+is a one-line error.
 """
 import glob
 import os
@@ -88,6 +91,21 @@ for opt in ("--json=FILE", "--sarif=FILE", "--suppressions=FILE", "--exitcode=N"
     t.check(re.search(rf"^  {re.escape(opt)} ", r.stdout, re.M) is not None,
             f"--help lists {opt}", r.stdout)
 t.check("--raw-reports" not in r.stdout, "--help hides the options dacce-race sets itself")
+# ---------------------------------------------------------------- TSAN_OPTIONS
+r = t.run([prog, "race"], env={"TSAN_OPTIONS": "history_size=7 exitcode=23:second_deadlock_stack=1"})
+t.check_status(r, 23, "TSAN_OPTIONS exitcode (TSan's other flags ignored)")
+r = t.run(["--exitcode=24", prog, "race"], env={"TSAN_OPTIONS": "exitcode=23"})
+t.check_status(r, 24, "the command line overrides TSAN_OPTIONS")
+r = t.run([prog, "race"], env={"TSAN_OPTIONS": "exitcode=23", "DACCE_RACE_OPTIONS": "exitcode=25"})
+t.check_status(r, 25, "DACCE_RACE_OPTIONS overrides TSAN_OPTIONS")
+r = t.run([prog, "race"], env={"TSAN_OPTIONS": "report_bugs=0"})
+t.check_status(r, 0, "TSAN_OPTIONS report_bugs=0: nothing reported")
+t.check("WARNING:" not in r.stderr, "report_bugs=0 prints no report", r.stderr)
+r = t.run([prog, "race"], env={"TSAN_OPTIONS": "exitcode=many"})
+t.check_status(r, 2, "a bad TSAN_OPTIONS value")
+t.check(r.stderr.count("\n") == 1 and "TSAN_OPTIONS: option 'exitcode'" in r.stderr,
+        "a bad TSAN_OPTIONS value is one line naming TSAN_OPTIONS", r.stderr)
+
 r = t.run(["--version"])
 t.check_status(r, 0, "--version")
 t.check(re.fullmatch(r"dacce-race \d+\.\d+\.\d+\n", r.stdout) is not None, "--version", r.stdout)

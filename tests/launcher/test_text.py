@@ -128,4 +128,14 @@ t.check_status(r, 66, "--quiet")
 t.check("WARNING:" not in r.stderr and "SUMMARY:" not in r.stderr, "--quiet prints no report",
         r.stderr)
 
+# ---------------------------------------------------------------- order
+# the reporting thread waits until the launcher printed its report, so the
+# report comes before what the program writes after the race, every time
+for i in range(5):
+    r = t.run([prog, "ordered"])
+    w, a = r.stderr.find("WARNING: dacce-race: data race"), r.stderr.find("after the race")
+    if not t.check(0 <= w < a, f"ordered run {i}: the report before the program's later output",
+                   r.stderr):
+        break
+
 t.finish()
