@@ -20,19 +20,26 @@
 
 #define OBJ_USE(o) rd_object_access(A(o), RD_OBJ_READ_ATOMIC, PC())
 #define OBJ_READ(o) rd_object_access(A(o), RD_OBJ_READ, PC())
-#define OBJ_WRITE(o) rd_object_access(A(o), RD_OBJ_WRITE, PC())
 
 /* A lock taken: its memory read (before the acquire: a lock does not order
- * its own mutex's initialisation), then what its last holder released. */
-static void locked(uintptr_t m, int ok, uintptr_t pc) {
+ * its own mutex's initialisation), then what its holders released (a
+ * reader: only writers; with_readers: read-unlockers too, rd_lock_acquired). */
+static void taken(uintptr_t m, int ok, int as_reader, int with_readers, uintptr_t pc) {
   if (!ok) return;
   rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_lock_acquired(m, 0, 0, pc);
+  rd_lock_acquired(m, as_reader, with_readers, pc);
 }
-/* An initialisation: the object's memory written, its creation site. */
+static void locked(uintptr_t m, int ok, uintptr_t pc) { taken(m, ok, 0, 0, pc); }
+/* A lock's initialisation: the object's memory written, its creation site. */
 static void created(uintptr_t m, uintptr_t pc) {
   rd_object_access(m, RD_OBJ_WRITE, pc);
   rd_lock_created(m, pc);
+}
+/* Another object's (re)initialisation or any object's destruction: its
+ * memory written, its history gone. */
+static void reset(uintptr_t o, uintptr_t pc) {
+  rd_object_access(o, RD_OBJ_WRITE, pc);
+  rd_sync_forget(o, 1);
 }
 /* A lock about to be dropped: read, release. */
 static void unlocking(uintptr_t m, uintptr_t pc) {
@@ -78,8 +85,7 @@ DC_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *
 }
 DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_destroy, pthread_mutex_t *);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  reset(A(m), PC());
   return real_pthread_mutex_destroy(m);
 }
 
@@ -108,58 +114,47 @@ DC_EXPORT int pthread_spin_init(pthread_spinlock_t *m, int shared) {
 }
 DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_destroy, pthread_spinlock_t *);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  reset(A(m), PC());
   return real_pthread_spin_destroy(m);
 }
 
 /* ------------------------------------------------------------ rwlock */
 /* Readers acquire what writers released; writers also acquire what readers
  * released; readers do not synchronise with each other. */
-static void read_locked(uintptr_t m, int ok, uintptr_t pc) {
-  if (!ok) return;
-  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_lock_acquired(m, 1, 0, pc);
-}
-static void write_locked(uintptr_t m, int ok, uintptr_t pc) {
-  if (!ok) return;
-  rd_object_access(m, RD_OBJ_READ_ATOMIC, pc);
-  rd_lock_acquired(m, 0, 1, pc);
-}
 DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_rdlock(m);
-  read_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 1, 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_tryrdlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_tryrdlock(m);
-  read_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 1, 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *m, const struct timespec *ts) {
   REAL(int, pthread_rwlock_timedrdlock, pthread_rwlock_t *, const struct timespec *);
   int r = real_pthread_rwlock_timedrdlock(m, ts);
-  read_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 1, 0, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_wrlock(m);
-  write_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 0, 1, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_trywrlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_trywrlock(m);
-  write_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 0, 1, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *m, const struct timespec *ts) {
   REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t *, const struct timespec *);
   int r = real_pthread_rwlock_timedwrlock(m, ts);
-  write_locked(A(m), r == 0, PC());
+  taken(A(m), r == 0, 0, 1, PC());
   return r;
 }
 DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
@@ -189,8 +184,7 @@ DC_EXPORT int pthread_rwlock_init(pthread_rwlock_t *m, const pthread_rwlockattr_
 }
 DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_destroy, pthread_rwlock_t *);
-  OBJ_WRITE(m);
-  rd_sync_forget(A(m), 1);
+  reset(A(m), PC());
   return real_pthread_rwlock_destroy(m);
 }
 
@@ -246,14 +240,12 @@ DC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c) {
 }
 DC_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) {
   REAL(int, pthread_cond_init, pthread_cond_t *, const pthread_condattr_t *);
-  OBJ_WRITE(c);
-  rd_sync_forget(A(c), 1);
+  reset(A(c), PC());
   return real_pthread_cond_init(c, a);
 }
 DC_EXPORT int pthread_cond_destroy(pthread_cond_t *c) {
   REAL(int, pthread_cond_destroy, pthread_cond_t *);
-  OBJ_WRITE(c);
-  rd_sync_forget(A(c), 1);
+  reset(A(c), PC());
   return real_pthread_cond_destroy(c);
 }
 
@@ -265,8 +257,7 @@ DC_EXPORT int pthread_cond_destroy(pthread_cond_t *c) {
 DC_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
                                    unsigned n) {
   REAL(int, pthread_barrier_init, pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
-  OBJ_WRITE(b);
-  rd_sync_forget(A(b), 1);
+  reset(A(b), PC());
   return real_pthread_barrier_init(b, a, n);
 }
 DC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b) {
@@ -280,8 +271,7 @@ DC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b) {
 }
 DC_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b) {
   REAL(int, pthread_barrier_destroy, pthread_barrier_t *);
-  OBJ_WRITE(b);
-  rd_sync_forget(A(b), 1);
+  reset(A(b), PC());
   return real_pthread_barrier_destroy(b);
 }
 
