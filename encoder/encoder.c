@@ -38,6 +38,7 @@
 void rd_init(void);
 uint64_t rd_reports_count(void);
 void rd_report_leaks(void); /* racedet/leaks.c */
+int rd_reports_unseen(void);
 
 static _Atomic int init_state; /* 0 none, 1 running, 2 done */
 static _Atomic uint64_t g_calls, g_cc_pushes, g_cc_depth_sum, g_cc_depth_samples;
@@ -461,7 +462,9 @@ __attribute__((destructor)) static void dc_fini(void) {
   if (races) {
     if (dc_opt.report_text)
       dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
-    if (dc_opt.override_exit_status) {
+    /* reports the launcher never saw (its channel was lost) decide the
+     * status here, or a run with races would pass */
+    if (dc_opt.override_exit_status || rd_reports_unseen()) {
       fflush(NULL);
       _exit(dc_opt.exitcode);
     }

@@ -187,6 +187,8 @@ typedef struct rd_access_desc {
   int is_vptr;   /* the current access is to a vptr (rd_vptr_access) */
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
+void rd_report_init(void); /* identifies the launcher's channels (report.c) */
+int rd_reports_unseen(void); /* reports went to stderr: the launcher's channel was lost */
 /* A thread that finished unjoined and undetached (leaks.c), with the number
  * of other such threads created at the same place. */
 DC_COLD void rd_report_leak(uint32_t serial, uint32_t similar);

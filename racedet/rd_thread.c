@@ -29,6 +29,7 @@ void rd_init(void) {
   atomic_store(&lock_tab.n, 1);
   dc_index_init(&lock_index, 8);
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
+  rd_report_init();
 }
 
 const rd_lockset *rd_lockset_get(uint32_t id) {

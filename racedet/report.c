@@ -66,7 +66,45 @@ static stack mutex_st[32];
 
 static _Atomic int report_lock;
 static _Atomic uint64_t n_reports;
-static int raw_fd = -2;
+/* The launcher's channels (raw_reports, report_ack_fd) are descriptors it
+ * passed down, and a program that closes descriptors it did not open (a
+ * daemon's closefrom(3)) may reuse their numbers for its own files.  So each
+ * is identified (device, inode) when the runtime starts and checked before
+ * every use: one that is no longer the same file is dropped, never written
+ * into or read from, and the reports go to stderr as text instead. */
+typedef struct channel {
+  int fd, known;
+  dev_t dev;
+  ino_t ino;
+} channel;
+static channel raw_ch = {.fd = -2}, ack_ch = {.fd = -1};
+static int channel_lost;
+
+/* Is fd (still) the file c was when identified?  The first check of a
+ * channel not identified at start identifies it. */
+static int channel_same(channel *c, int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 0;
+  if (!c->known) *c = (channel){fd, 1, st.st_dev, st.st_ino};
+  return st.st_dev == c->dev && st.st_ino == c->ino;
+}
+
+static void lose(channel *c) {
+  c->fd = -1;
+  if (!channel_lost++)
+    dc_printf("==dacce== the program closed or reused the launcher's report channel: "
+              "reports follow as text\n");
+}
+
+int rd_reports_unseen(void) { return channel_lost; }
+
+void rd_report_init(void) {
+  struct stat st;
+  if (*dc_opt.raw_reports && stat(dc_opt.raw_reports, &st) == 0)
+    raw_ch = (channel){-2, 1, st.st_dev, st.st_ino};
+  if (dc_opt.report_ack_fd > 0 && fstat(dc_opt.report_ack_fd, &st) == 0 && S_ISFIFO(st.st_mode))
+    ack_ch = (channel){dc_opt.report_ack_fd, 1, st.st_dev, st.st_ino};
+}
 uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
 
 /* ------------------------------------------------------------ dedup */
@@ -514,20 +552,17 @@ static void emit_raw(int fd, const char *p, size_t n) {
  * report.  A launcher that does not answer within 10 s, or a descriptor
  * that is not a pipe (the program closed and reused it), ends the waits. */
 static void wait_ack(void) {
-  static int ack_fd = -2;
-  if (ack_fd == -2) {
-    struct stat st;
-    ack_fd = dc_opt.report_ack_fd > 0 && !fstat(dc_opt.report_ack_fd, &st) && S_ISFIFO(st.st_mode)
-                 ? dc_opt.report_ack_fd
-                 : -1;
+  if (ack_ch.fd < 0) return;
+  if (!channel_same(&ack_ch, ack_ch.fd)) {
+    ack_ch.fd = -1;
+    return;
   }
-  if (ack_fd < 0) return;
-  struct pollfd p = {.fd = ack_fd, .events = POLLIN};
+  struct pollfd p = {.fd = ack_ch.fd, .events = POLLIN};
   int k;
   do k = poll(&p, 1, 10000);
   while (k < 0 && errno == EINTR);
   char c;
-  if (k <= 0 || read(ack_fd, &c, 1) != 1) ack_fd = -1;
+  if (k <= 0 || read(ack_ch.fd, &c, 1) != 1) ack_ch.fd = -1;
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -608,20 +643,26 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
 static void emit(dc_thread *t, const report *r) {
   static char text[1 << 24];
   buf b = {text, 0, sizeof text};
-  if (raw_fd == -2) {
-    raw_fd = -1;
+  if (raw_ch.fd == -2) {
+    raw_ch.fd = -1;
     if (*dc_opt.raw_reports) {
-      raw_fd = open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-      if (raw_fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
+      int fd = open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
+      else if (channel_same(&raw_ch, fd)) raw_ch.fd = fd;
+      else { /* the number is the program's file now */
+        close(fd);
+        lose(&raw_ch);
+      }
     }
   }
-  if (raw_fd >= 0) {
+  if (raw_ch.fd >= 0 && !channel_same(&raw_ch, raw_ch.fd)) lose(&raw_ch);
+  if (raw_ch.fd >= 0) {
     render_raw(r, &b);
-    emit_raw(raw_fd, text, b.n);
+    emit_raw(raw_ch.fd, text, b.n);
     b.n = 0;
     wait_ack();
   }
-  if (dc_opt.report_text) {
+  if (dc_opt.report_text || channel_lost) {
     render_text(r, &b);
     write_all(2, text, b.n);
   }

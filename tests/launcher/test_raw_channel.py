@@ -5,7 +5,10 @@ fake_reports.c writes hand-made lines into the channel dacce-race opens for
 the runtime: broken lines of every kind (one warning each, the valid
 reports around them still rendered, no crash), a report written in pieces
 with pauses, reports from several forked processes at once, and a report
-longer than 64 KiB.
+longer than 64 KiB.  A program that closes the launcher's descriptors and
+reuses their numbers (race_prog closefrom) gets no report written into its
+own pipes: its reports come as text on stderr and still set the exit
+status.
 """
 import json
 import os
@@ -65,5 +68,13 @@ r, reps = run("huge")
 t.check_status(r, 66, "huge")
 t.check(len(reps) == 1 and len(reps[0]["current"]["frames"]) == 1200,
         "huge: a 1200-frame report (> 64 KiB raw) read whole", [len(x["current"]["frames"]) for x in reps])
+
+# ---------------------------------------------------------------- a lost channel
+prog = t.race_prog()
+r = t.run([prog, "closefrom"])
+t.check_status(r, 66, "closefrom: the races still decide the exit status")
+t.check_in("pipes clean", r.stdout, "closefrom: nothing written into the program's own pipes")
+t.check_in("reports follow as text", r.stderr, "closefrom: the runtime says the channel is lost")
+t.check(len(text_reports(r.stderr)) >= 1, "closefrom: the race is reported as text", r.stderr)
 
 t.finish()
