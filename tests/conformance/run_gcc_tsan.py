@@ -254,9 +254,9 @@ def translate_output_patterns(elements):
        Such a 'write' header also accepts 'free'.
 
     Not translated, because our reports do not carry the information (so such
-    a test fails, with the reason in known_failures.txt): mutex creation
-    stacks ('Mutex M1 (0x...) created at:'), 'Location is TLS of ...',
-    'data race on vptr', thread leaks, 'As if synchronized via sleep'."""
+    a test fails, with the reason in known_failures.txt): an interceptor's
+    own frame where a test looks for it outside a stack element (cond_race.C's
+    'pthread_cond_signal'), 'As if synchronized via sleep'."""
     out, shift = [], False
     for i, e in enumerate(elements):
         # T4
@@ -944,10 +944,10 @@ def write_table(path, results, known, notes, elapsed, adv=()):  # noqa: C901
              "(`#0 free`, `#0 pthread_create`, ...) is optional and the frames after it may be "
              "numbered one less (our stacks start at the interceptor's caller); **T4** a "
              "`Previous write` whose frame #0 is `free` or `operator delete` also accepts "
-             "`Previous free` (TSan models a free as a write).  Missing "
-             "information (mutex creation stacks, TLS locations, thread leaks, vptr races) "
-             "is not translated: those tests fail, and are listed in "
-             "`tests/conformance/known_failures.txt` with the reason.")
+             "`Previous free` (TSan models a free as a write).  Information our reports "
+             "lack (an interceptor's own frame where a test names it outside a stack, "
+             "'As if synchronized via sleep') is not translated: those tests fail, and are "
+             "listed in `tests/conformance/known_failures.txt` with the reason.")
     L.append("")
     L.append("## Pass counts")
     L.append("")
