@@ -189,14 +189,16 @@ DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {
 }
 
 /* ------------------------------------------------------------ condition variables */
+/* Happens-before comes from the mutex alone, as in ThreadSanitizer: a wait
+ * returns with the mutex locked, which orders everything its holders did
+ * before they unlocked.  A signal orders nothing by itself: a wait may
+ * return spuriously, so data written after the unlock and before the
+ * signal races with the waiter (tests/racedet/cond_signal_only.c). */
 static void before_wait(pthread_cond_t *c, pthread_mutex_t *m, uintptr_t pc) {
   rd_object_access(A(c), RD_OBJ_READ, pc);
   unlocking(A(m), pc);
 }
-static void after_wait(pthread_cond_t *c, pthread_mutex_t *m, uintptr_t pc) {
-  rd_acquire(A(c));
-  locked(A(m), 1, pc);
-}
+static void after_wait(pthread_mutex_t *m, uintptr_t pc) { locked(A(m), 1, pc); }
 /* A thread cancelled in the wait gets the mutex back inside glibc and
  * unwinds through its cleanup handlers, which run holding it: the lock is
  * modelled on that path too (without it, a handler's accesses under the
@@ -209,7 +211,7 @@ static void relocked_on_cancel(void *m) { locked(A(m), 1, 0); }
   pthread_cleanup_push(relocked_on_cancel, m);                                    \
   r = call;                                                                       \
   pthread_cleanup_pop(0);                                                         \
-  after_wait(c, m, pc);                                                           \
+  after_wait(m, pc);                                                              \
   return r
 DC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
   REAL(int, pthread_cond_wait, pthread_cond_t *, pthread_mutex_t *);
@@ -229,13 +231,11 @@ DC_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 DC_EXPORT int pthread_cond_signal(pthread_cond_t *c) {
   REAL(int, pthread_cond_signal, pthread_cond_t *);
   OBJ_READ(c);
-  rd_release(A(c));
   return real_pthread_cond_signal(c);
 }
 DC_EXPORT int pthread_cond_broadcast(pthread_cond_t *c) {
   REAL(int, pthread_cond_broadcast, pthread_cond_t *);
   OBJ_READ(c);
-  rd_release(A(c));
   return real_pthread_cond_broadcast(c);
 }
 DC_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) {
