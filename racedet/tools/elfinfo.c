@@ -163,6 +163,25 @@ int lr_elf_load_span(const char *path, uintptr_t *lo, uintptr_t *hi) {
   return 0;
 }
 
+/* n bytes of the file's loaded image at file address addr (within one
+ * PT_LOAD segment's file contents): 0, or -1. */
+int lr_elf_read(const char *path, uintptr_t addr, void *buf, size_t n) {
+  elf_file f;
+  if (elf_open(path, &f)) return -1;
+  size_t nph = 0;
+  int r = -1;
+  if (elf_getphdrnum(f.elf, &nph) == 0)
+    for (size_t i = 0; i < nph && r; i++) {
+      GElf_Phdr ph;
+      if (!gelf_getphdr(f.elf, (int)i, &ph) || ph.p_type != PT_LOAD) continue;
+      if (addr < ph.p_vaddr || addr + n > ph.p_vaddr + ph.p_filesz) continue;
+      off_t at = (off_t)(ph.p_offset + (addr - ph.p_vaddr));
+      r = pread(f.fd, buf, n, at) == (ssize_t)n ? 0 : -1;
+    }
+  elf_close(&f);
+  return r;
+}
+
 /* ------------------------------------------------------------ data symbols */
 typedef struct data_query {
   uintptr_t addr;

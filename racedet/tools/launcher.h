@@ -132,6 +132,8 @@ typedef struct lr_elf_check {
 /* 0, or -1 when the file cannot be read as ELF (is_elf 0). */
 int lr_elf_examine(const char *path, lr_elf_check *out);
 void lr_elf_check_free(lr_elf_check *c);
+/* n bytes of a module's loaded image at file address addr: 0, or -1. */
+int lr_elf_read(const char *path, uintptr_t addr, void *buf, size_t n);
 /* The span [lo, hi) of a module's PT_LOAD segments as file addresses. */
 int lr_elf_load_span(const char *path, uintptr_t *lo, uintptr_t *hi);
 /* The data object containing file address addr (.symtab, else .dynsym):

@@ -242,6 +242,52 @@ static int sym_frame(space *sp, const lr_frame *raw, lr_frame *out) {
   return loc.n_frames;
 }
 
+/* Is name one of the runtime's interceptors, whose accesses are reported at
+ * their caller's call (memcpy, free, pthread_cond_signal, ...)? */
+static int interceptor_name(const char *name) {
+  static const char *const prefix[] = {"pthread_", "sem_", "mem", "str", "_Znw", "_Zna",
+                                       "_Zdl", "_Zda"}; /* operator new/delete, mangled */
+  static const char *const exact[] = {"free", "cfree", "realloc", "read", "write", "pread",
+                                      "pwrite", "readv", "writev", "recv", "send"};
+  for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
+    if (!strncmp(name, prefix[i], strlen(prefix[i]))) return 1;
+  for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+    if (!strcmp(name, exact[i])) return 1;
+  return 0;
+}
+
+/* An access made inside an interceptor is recorded at its caller's call
+ * instruction (pc: the return address - 1).  When that instruction is a
+ * direct call (E8 rel32) to the entry of an interceptor, the interceptor
+ * becomes frame #0, as ThreadSanitizer shows it ("#0 memcpy", "#0 free"),
+ * without a source line, so that the SUMMARY and SARIF stay at the
+ * program's line.  An access of the instrumentation (a call of
+ * __tsan_read4, whose pc is the return address itself) never matches: the
+ * bytes read then are not a call to an interceptor's first instruction. */
+static void interceptor_frame(lr_report *r, space *sp, lr_stack *s, const lr_frame *raw) {
+  const modinfo *m = module(raw->module);
+  if (!raw->pc || !m || !m->readable) return;
+  const uintptr_t ret = raw->offset + 1;
+  unsigned char b[5];
+  if (ret < 5 || lr_elf_read(m->path, ret - 5, b, 5) || b[0] != 0xE8) return;
+  int32_t rel;
+  memcpy(&rel, b + 1, 4);
+  const uintptr_t target = ret + (uintptr_t)(intptr_t)rel;
+  dc_symloc loc;
+  if (dc_sym_lookup(sp->sym, target + raw->bias, &loc) < DC_SYM_SYMBOL || !loc.function ||
+      loc.function_offset || !interceptor_name(loc.function))
+    return;
+  lr_frame *f = lr_alloc(&r->arena, (size_t)(s->n + 1) * sizeof *f);
+  char *demangled = dc_sym_demangle(loc.function);
+  f[0] = (lr_frame){.pc = target + raw->bias, .bias = raw->bias, .module = m->path,
+                    .offset = target,
+                    .function = lr_strdup(&r->arena, demangled ? demangled : loc.function)};
+  free(demangled);
+  memcpy(f + 1, s->f, (size_t)s->n * sizeof *f);
+  s->f = f;
+  s->n++;
+}
+
 static void sym_stack(lr_report *r, space *sp, lr_stack *s) {
   if (!s->n) return;
   /* each raw frame gives 1 + its inlined levels: collect, then copy */
@@ -315,8 +361,12 @@ void lr_symbolize(lr_report *r) {
   space *sp = space_for(&nd);
   for (size_t i = 0; i < nd.n; i++) space_add(sp, nd.v[i].m, nd.v[i].bias);
   free(nd.v);
-  sym_stack(r, sp, &r->acc[0].st);
-  sym_stack(r, sp, &r->acc[1].st);
+  for (int k = 0; k < 2; k++) {
+    lr_stack *st = &r->acc[k].st;
+    const lr_frame raw = st->n ? st->f[0] : (lr_frame){0};
+    sym_stack(r, sp, st);
+    interceptor_frame(r, sp, st, &raw);
+  }
   if (r->loc.has_alloc) sym_stack(r, sp, &r->loc.alloc);
   for (int i = 0; i < r->nthreads; i++) sym_stack(r, sp, &r->threads[i].created);
   for (int i = 0; i < r->nmutexes; i++)

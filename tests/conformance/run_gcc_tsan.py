@@ -218,7 +218,7 @@ def tcl_regex_to_python(pat):
 
 # functions that TSan intercepts and prints as frame #0 of an access or a
 # thread creation made inside them (its stacks are unwound from inside the
-# interceptor); our stacks start at the caller
+# interceptor); ours show them only in access stacks, for direct calls
 INTERCEPTED = (r"(?:(?:__GI_)?__)?(?:pthread_\w+|free|malloc|calloc|realloc|close|write|read|pipe|"
                r"sleep|usleep|nanosleep|mem\w+|str\w+|sem_\w+|operator delete|operator new)")
 _FRAME_ELEM = re.compile(r"^(\(?)    #(\d|\(\d(?:\|\d)*\)|\[\d+\])( .*)$", re.DOTALL)
@@ -245,7 +245,9 @@ def translate_output_patterns(elements):
        The parenthesised part is made optional.
     T3 interceptor frames: TSan shows the intercepted function (free,
        pthread_create, pthread_mutex_lock, close, ...) as frame #0 and its
-       caller as #1; our stacks start at the caller.  An element for an
+       caller as #1; ours do too for an access made by an interceptor the
+       program calls directly, but creation and allocation stacks start at
+       the caller.  An element for an
        intercepted frame becomes optional, and the numbers of the frame
        elements after it in the same stack also accept one less
        (#1 -> #[01], #(1|2) -> #[012]).
@@ -254,9 +256,8 @@ def translate_output_patterns(elements):
        Such a 'write' header also accepts 'free'.
 
     Not translated, because our reports do not carry the information (so such
-    a test fails, with the reason in known_failures.txt): an interceptor's
-    own frame where a test looks for it outside a stack element (cond_race.C's
-    'pthread_cond_signal'), 'As if synchronized via sleep'."""
+    a test fails, with the reason in known_failures.txt): 'As if synchronized
+    via sleep'."""
     out, shift = [], False
     for i, e in enumerate(elements):
         # T4
@@ -942,12 +943,12 @@ def write_table(path, results, known, notes, elapsed, adv=()):  # noqa: C901
              "also accepts `file:LINE:COLUMN`; **T2** `Thread T1 (tid=N, running) created by` "
              "also accepts `Thread T1 created by`; **T3** a frame of an intercepted function "
              "(`#0 free`, `#0 pthread_create`, ...) is optional and the frames after it may be "
-             "numbered one less (our stacks start at the interceptor's caller); **T4** a "
+             "numbered one less (our creation and allocation stacks start at the "
+             "interceptor's caller); **T4** a "
              "`Previous write` whose frame #0 is `free` or `operator delete` also accepts "
              "`Previous free` (TSan models a free as a write).  Information our reports "
-             "lack (an interceptor's own frame where a test names it outside a stack, "
-             "'As if synchronized via sleep') is not translated: those tests fail, and are "
-             "listed in `tests/conformance/known_failures.txt` with the reason.")
+             "lack ('As if synchronized via sleep') is not translated: those tests fail, and "
+             "are listed in `tests/conformance/known_failures.txt` with the reason.")
     L.append("")
     L.append("## Pass counts")
     L.append("")
