@@ -216,48 +216,67 @@ DC_EXPORT void *pvalloc(size_t n) {
  * which keeps its semantics (new_handler, std::bad_alloc, which unwinds
  * through this frame).  Exported by the program (dacce.dynlist), so that
  * libstdc++'s own calls arrive here too. */
-#define CXX_HEAP(ret, name, params, args)                                         \
+/* libstdc++'s own operator: the next definition after ours (RTLD_NEXT), or,
+ * when a C++ library was dlopen'd into a C program (so not in the global
+ * scope), the one of the libstdc++ already loaded.  NULL when there is
+ * none (a C++ library that links libstdc++ statically may still bind its
+ * calls to ours): then the operator is malloc/free (cxx_new, cxx_delete). */
+static void *cxx_next(const char *name) {
+  void *f = dlsym(RTLD_NEXT, name);
+  if (!f) {
+    void *h = dlopen("libstdc++.so.6", RTLD_NOLOAD | RTLD_LAZY);
+    if (h) f = dlsym(h, name);
+  }
+  return f;
+}
+static void *cxx_new(size_t n, size_t align, int nothrow) {
+  void *p = align ? aligned_alloc(align, (n + align - 1) / align * align) : malloc(n ? n : 1);
+  if (!p && !nothrow) dc_die("dacce: operator new: out of memory (%zu bytes)\n", n);
+  return p;
+}
+static void cxx_delete(void *q) { free(q); }
+#define CXX_HEAP(ret, name, params, args, fallback)                               \
   DC_EXPORT ret name params {                                                     \
-    REAL(ret, name, CXX_UNPAREN params);                                          \
+    static ret(*real) params;                                                     \
+    if (!real) real = (ret(*) params)cxx_next(#name);                             \
     dc_thread *t = dc_tls;                                                        \
     const uintptr_t outer = t ? t->rd.heap_pc : 0;                                \
     if (t && !outer) t->rd.heap_pc = PC();                                        \
-    CXX_CALL_##ret(real_##name args);                                             \
+    CXX_RESULT_##ret(real ? real args : fallback);                                \
     if (t) t->rd.heap_pc = outer;                                                 \
     CXX_RETURN_##ret;                                                             \
   }
-#define CXX_UNPAREN(...) __VA_ARGS__
-#define CXX_CALL_void(call) call
+#define CXX_RESULT_void
 #define CXX_RETURN_void return
-#define CXX_CALL_vptr(call) void *p = call
+#define CXX_RESULT_vptr void *p =
 #define CXX_RETURN_vptr return p
 typedef void *vptr;
 typedef struct nothrow_t nothrow_t; /* std::nothrow_t, passed by reference */
 typedef size_t align_val_t;         /* std::align_val_t, an enum class of size_t */
-CXX_HEAP(vptr, _Znwm, (size_t n), (n))
-CXX_HEAP(vptr, _Znam, (size_t n), (n))
-CXX_HEAP(vptr, _ZnwmRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
-CXX_HEAP(vptr, _ZnamRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
-CXX_HEAP(vptr, _ZnwmSt11align_val_t, (size_t n, align_val_t a), (n, a))
-CXX_HEAP(vptr, _ZnamSt11align_val_t, (size_t n, align_val_t a), (n, a))
+CXX_HEAP(vptr, _Znwm, (size_t n), (n), cxx_new(n, 0, 0))
+CXX_HEAP(vptr, _Znam, (size_t n), (n), cxx_new(n, 0, 0))
+CXX_HEAP(vptr, _ZnwmRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt), cxx_new(n, 0, 1))
+CXX_HEAP(vptr, _ZnamRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt), cxx_new(n, 0, 1))
+CXX_HEAP(vptr, _ZnwmSt11align_val_t, (size_t n, align_val_t a), (n, a), cxx_new(n, a, 0))
+CXX_HEAP(vptr, _ZnamSt11align_val_t, (size_t n, align_val_t a), (n, a), cxx_new(n, a, 0))
 CXX_HEAP(vptr, _ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, align_val_t a, const nothrow_t *nt),
-         (n, a, nt))
+         (n, a, nt), cxx_new(n, a, 1))
 CXX_HEAP(vptr, _ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, align_val_t a, const nothrow_t *nt),
-         (n, a, nt))
-CXX_HEAP(void, _ZdlPv, (void *q), (q))
-CXX_HEAP(void, _ZdaPv, (void *q), (q))
-CXX_HEAP(void, _ZdlPvm, (void *q, size_t n), (q, n))
-CXX_HEAP(void, _ZdaPvm, (void *q, size_t n), (q, n))
-CXX_HEAP(void, _ZdlPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt))
-CXX_HEAP(void, _ZdaPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt))
-CXX_HEAP(void, _ZdlPvSt11align_val_t, (void *q, align_val_t a), (q, a))
-CXX_HEAP(void, _ZdaPvSt11align_val_t, (void *q, align_val_t a), (q, a))
-CXX_HEAP(void, _ZdlPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a))
-CXX_HEAP(void, _ZdaPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a))
+         (n, a, nt), cxx_new(n, a, 1))
+CXX_HEAP(void, _ZdlPv, (void *q), (q), cxx_delete(q))
+CXX_HEAP(void, _ZdaPv, (void *q), (q), cxx_delete(q))
+CXX_HEAP(void, _ZdlPvm, (void *q, size_t n), (q, n), cxx_delete(q))
+CXX_HEAP(void, _ZdaPvm, (void *q, size_t n), (q, n), cxx_delete(q))
+CXX_HEAP(void, _ZdlPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt), cxx_delete(q))
+CXX_HEAP(void, _ZdaPvRKSt9nothrow_t, (void *q, const nothrow_t *nt), (q, nt), cxx_delete(q))
+CXX_HEAP(void, _ZdlPvSt11align_val_t, (void *q, align_val_t a), (q, a), cxx_delete(q))
+CXX_HEAP(void, _ZdaPvSt11align_val_t, (void *q, align_val_t a), (q, a), cxx_delete(q))
+CXX_HEAP(void, _ZdlPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a), cxx_delete(q))
+CXX_HEAP(void, _ZdaPvmSt11align_val_t, (void *q, size_t n, align_val_t a), (q, n, a), cxx_delete(q))
 CXX_HEAP(void, _ZdlPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, const nothrow_t *nt),
-         (q, a, nt))
+         (q, a, nt), cxx_delete(q))
 CXX_HEAP(void, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, const nothrow_t *nt),
-         (q, a, nt))
+         (q, a, nt), cxx_delete(q))
 
 __attribute__((constructor)) static void heap_locks(void) {
   dc_atfork_register(DC_RANK_HEAP, &stripes[0].lock, NSTRIPES, sizeof(stripe));

@@ -10,6 +10,8 @@ race on its static variable, called by lib_prog.c linked three ways:
 Each time: exit status 66, frames symbolised in the library with its path
 as module, the static global found in the library's symbol table with its
 declaration, the creation stacks, and the program's own status otherwise.
+And a C++ library dlopen'd (RTLD_LOCAL) by a C program: its operator
+new/delete reach the runtime's, which find libstdc++'s own.
 """
 import json
 import os
@@ -79,5 +81,13 @@ if "uninstrumented program, preloaded runtime" in progs:
     r = subprocess.run([os.path.join(moved, "dacce-race"), plain], capture_output=True, text=True)
     t.check(r.returncode == 2 and r.stderr.startswith("dacce-race: runtime library ") and
             len(r.stderr.splitlines()) == 1, "a launcher without ../lib/dacce says so", r.stderr)
+
+# ---------------------------------------------------------------- a C++ plugin in a C program
+plugin = t.build(os.path.join(HERE, "cxx_plugin.cc"), "libplugin.so",
+                 ["-shared", "-fPIC", "-lstdc++"])
+host = t.build(os.path.join(HERE, "plugin_host.c"), "plugin_host", [])
+r = t.run([host, plugin])
+t.check_status(r, 0, "a C++ plugin dlopen'd by a C program")
+t.check_in("plugin 45", r.stdout, "the plugin's new/delete work")
 
 t.finish()
