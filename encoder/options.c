@@ -45,22 +45,38 @@ static int set_option(const char *key, size_t klen, const char *val) {
   return -1;
 }
 
-/* The value of key in a TSan flag string ("k=v" separated by spaces,
- * colons or commas), or NULL; *len its length. */
-static const char *flag_value(const char *s, const char *key, size_t *len) {
-  for (const char *p = s; *p;) {
-    while (*p == ' ' || *p == ':' || *p == ',' || *p == '\t' || *p == '\n') p++;
-    const char *k = p;
-    while (*p && *p != '=' && *p != ' ' && *p != ':' && *p != ',' && *p != '\t' && *p != '\n') p++;
-    const int match = dc_key_is(k, (size_t)(p - k), key);
-    if (*p != '=') continue;
-    const char *v = ++p;
-    while (*p && *p != ' ' && *p != ':' && *p != ',' && *p != '\t' && *p != '\n') p++;
-    if (match) {
-      *len = (size_t)(p - v);
-      return v;
-    }
+/* The separators of option strings: spaces, commas, colons, and with ws
+ * (TSan's flag strings) tabs and newlines too. */
+static int is_sep(char c, int ws) {
+  return c == ' ' || c == ',' || c == ':' || (ws && (c == '\t' || c == '\n'));
+}
+
+/* The next "key=value" of an option string from p: the key [*k, *k + *kl),
+ * the value [*v, *v + *vl) (*v NULL without '=').  Returns where the scan
+ * goes on, or NULL at the end of the string. */
+static const char *next_option(const char *p, int ws, const char **k, size_t *kl, const char **v,
+                               size_t *vl) {
+  while (is_sep(*p, ws)) p++;
+  if (!*p) return NULL;
+  *k = p;
+  while (*p && *p != '=' && !is_sep(*p, ws)) p++;
+  *kl = (size_t)(p - *k);
+  *v = NULL;
+  *vl = 0;
+  if (*p == '=') {
+    *v = ++p;
+    while (*p && !is_sep(*p, ws)) p++;
+    *vl = (size_t)(p - *v);
   }
+  return p;
+}
+
+/* The value of key in a TSan flag string, or NULL; *len its length. */
+static const char *flag_value(const char *s, const char *key, size_t *len) {
+  const char *k, *v;
+  size_t kl;
+  for (const char *p = s; (p = next_option(p, 1, &k, &kl, &v, len));)
+    if (v && dc_key_is(k, kl, key)) return v;
   return NULL;
 }
 
@@ -103,16 +119,12 @@ void dc_options_init(void) {
   size_t n = dc_strlen(env);
   char *s = dc_perm_alloc(n + 1);
   dc_memcpy(s, env, n + 1);
-  for (char *p = s; *p;) {
-    while (*p == ' ' || *p == ',' || *p == ':') p++;
-    if (!*p) break;
-    char *key = p;
-    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != ':') p++;
-    if (*p != '=') dc_die("dacce: DACCE_OPTIONS: '%.*s' is not key=value\n", (int)(p - key), key);
-    size_t klen = (size_t)(p - key);
-    char *val = ++p;
-    while (*p && *p != ' ' && *p != ',' && *p != ':') p++;
-    if (*p) *p++ = 0;
+  const char *key, *val;
+  size_t klen, vlen;
+  for (const char *p = s; (p = next_option(p, 0, &key, &klen, &val, &vlen));) {
+    if (!val) dc_die("dacce: DACCE_OPTIONS: '%.*s' is not key=value\n", (int)klen, key);
+    if (*p) p++; /* past the separator, which becomes the value's end: */
+    s[val + vlen - s] = 0; /* string options point into the copy */
     if (set_option(key, klen, val))
       dc_die("dacce: DACCE_OPTIONS: unknown option '%.*s' (DACCE_OPTIONS=help=1 lists them)\n",
              (int)klen, key);

@@ -176,24 +176,34 @@ static int set_option(const char *key, const char *val, const char *shown) {
 
 /* DACCE_RACE_OPTIONS: "key=value" (or a bare flag) separated by spaces or
  * commas.  The copy is never freed: values point into it. */
+/* The next word of the option string at *pp: "key" or "key=value", split
+ * in place (key and *val NUL-terminated, *val NULL without '='), words
+ * separated by any of seps.  NULL at the end of the string. */
+static char *next_word(char **pp, const char *seps, char **val) {
+  char *p = *pp;
+  while (*p && strchr(seps, *p)) p++;
+  if (!*p) return NULL;
+  char *key = p;
+  while (*p && *p != '=' && !strchr(seps, *p)) p++;
+  *val = NULL;
+  if (*p == '=') {
+    *p++ = 0;
+    *val = p;
+    while (*p && !strchr(seps, *p)) p++;
+  }
+  if (*p) *p++ = 0;
+  *pp = p;
+  return key;
+}
+
 static void options_from_env(void) {
   const char *env = getenv("DACCE_RACE_OPTIONS");
   if (!env) return;
   opt_origin = "DACCE_RACE_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
-  for (char *p = s; *p;) {
-    while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
-    if (!*p) break;
-    char *key = p;
-    while (*p && *p != '=' && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n') p++;
-    char *val = NULL;
-    if (*p == '=') {
-      *p++ = 0;
-      val = p;
-      while (*p && *p != ' ' && *p != ',' && *p != '\t' && *p != '\n') p++;
-    }
-    if (*p) *p++ = 0;
+  char *key, *val;
+  for (char *p = s; (key = next_word(&p, " ,\t\n", &val));) {
     char shown[96];
     snprintf(shown, sizeof shown, "%s", key);
     while (key[0] == '-') key++; /* "--quiet" works too */
@@ -217,18 +227,8 @@ static void options_from_tsan_env(void) {
   opt_origin = "TSAN_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
-  for (char *p = s; *p;) {
-    while (*p && strchr(" ,:\t\n", *p)) p++;
-    if (!*p) break;
-    char *key = p;
-    while (*p && !strchr("= ,:\t\n", *p)) p++;
-    char *val = NULL;
-    if (*p == '=') {
-      *p++ = 0;
-      val = p;
-      while (*p && !strchr(" ,:\t\n", *p)) p++;
-    }
-    if (*p) *p++ = 0;
+  char *key, *val;
+  for (char *p = s; (key = next_word(&p, " ,:\t\n", &val));) {
     if (!val) continue;
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
       if (!strcmp(key, known[i]) &&
