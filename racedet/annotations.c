@@ -12,7 +12,7 @@
  * fall inside one is dropped (report.c asks rd_benign). */
 #include <stddef.h>
 
-#include "racedet.h"
+#include "intercept.h" /* PC(): the caller's call, as the interceptors record it */
 
 #define MUTEX_READ_LOCK (1u << 3)
 #define MUTEX_TRY_LOCK_FAILED (1u << 5)
@@ -25,8 +25,6 @@ static void ignore_both(int delta) {
 }
 
 /* ------------------------------------------------------------ __tsan_mutex_* */
-#define PC() ((uintptr_t)__builtin_return_address(0) - 1)
-
 DC_EXPORT void __tsan_mutex_create(void *addr, unsigned flags) {
   (void)flags;
   rd_lock_created((uintptr_t)addr, PC());

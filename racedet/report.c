@@ -313,8 +313,8 @@ static const char *tlabel(uint32_t tid, char *tmp, int capital) {
 }
 static const char *tname(uint32_t tid, char *tmp) { return tlabel(tid, tmp, 0); }
 
-/* M-numbers: mutexes in order of first mention, current access first */
-/* M-number of mutex m: its place in r->mtx (mutex_creations) */
+/* M-numbers: mutexes in order of first mention, current access first (the
+ * order of r->mtx, mutex_creations) */
 static int mutex_index(const report *r, uintptr_t m) {
   m &= ~(uintptr_t)1;
   for (int j = 0; j < r->nmtx; j++)
@@ -393,7 +393,7 @@ static void render_accesses_text(const report *r, buf *b) {
          tname(r->alloc_tid, t1));
   }
   for (int j = 0; j < r->nmtx; j++) {
-    bput(b, "  Mutex M%d (%#lx)%s\n", mutex_index(r, r->mtx[j]), (unsigned long)r->mtx[j],
+    bput(b, "  Mutex M%d (%#lx)%s\n", j, (unsigned long)r->mtx[j],
          r->mtx_known[j] ? " created at:" : "");
     if (r->mtx_known[j]) {
       put_stack_text(b, &mutex_st[j]);
