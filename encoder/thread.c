@@ -80,6 +80,12 @@ static void tls_bounds(dc_thread *t) {
   size_t size = 0, align = 0;
   info(&size, &align);
   const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+  /* That size counts the thread control block too, which lies above the
+   * thread pointer (at the top of a thread's stack block): without taking
+   * it off, the top 2 KiB of a thread's stack were named its TLS.  Main's
+   * block is ld.so's, of unknown layout: its size is taken whole. */
+  if (tp > t->stack_lo && tp < t->stack_hi && t->stack_hi != UINTPTR_MAX)
+    size = size > t->stack_hi - tp ? size - (t->stack_hi - tp) : 0;
   if (!tp || size > tp) return;
   t->tls_lo = tp - size;
   t->tls_hi = tp;
