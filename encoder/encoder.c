@@ -37,7 +37,7 @@
 #include "../racedet/capture.h"
 void rd_init(void);
 uint64_t rd_reports_count(void);
-void rd_report_leaks(void); /* racedet/leaks.c */
+void rd_report_leaks(void); /* racedet/thread_end.c */
 int rd_reports_unseen(void);
 
 static _Atomic int init_state; /* 0 none, 1 running, 2 done */

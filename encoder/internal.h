@@ -65,7 +65,7 @@ void dc_atfork_release(void);
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
-#define DC_RANK_LEAKS 95 /* racedet/leaks.c */
+#define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
 #define DC_RANK_CREATED 96 /* racedet/sync.c: locks' creation sites (a leaf) */
 #define DC_RANK_ATOMIC 100
 #define DC_RANK_DICT 110
@@ -451,7 +451,7 @@ static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */
   rd_vc start_vc;         /* creator's clock at create, until the thread starts */
-  int detached;
+  uint32_t end_state;     /* finished, detached, joined (racedet/thread_end.c) */
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */
   uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */

@@ -135,8 +135,7 @@ static void on_thread_exit(void *p) {
   dc_thread *t = p;
   /* the end of a thread happens before pthread_join returns */
   uint32_t last = t->rd.epoch;
-  rd_release((uintptr_t)pthread_self());
-  rd_leak_finished((uintptr_t)pthread_self(), t->serial);
+  rd_thread_ended(t->serial);
   rd_thread_finish(t, last);
   dc_stats_add_thread(t);
   dc_tls = &dc_dead_thread;
@@ -191,7 +190,10 @@ dc_thread *dc_thread_init_current(void) {
   if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
   /* the first thread makes the key before it can create another */
   pthread_key_t key = exit_key_made();
-  if (!is_main) pthread_setspecific(key, t);
+  if (!is_main) {
+    pthread_setspecific(key, t);
+    rd_thread_named((uintptr_t)pthread_self(), t->serial);
+  }
   return t;
 }
 
@@ -268,14 +270,18 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &mine);
   a->mask = mine;
+  const uint32_t serial = a->serial;
   int r = real(th, attr, thread_start, a); /* a is the new thread's from here on */
   pthread_sigmask(SIG_SETMASK, &mine, 0);
   int detach_state;
-  if (r)
+  if (r) {
     dc_free(a, sizeof *a);
-  else if (attr && !pthread_attr_getdetachstate(attr, &detach_state) &&
-           detach_state == PTHREAD_CREATE_DETACHED)
-    rd_leak_detached((uintptr_t)*th); /* never joined, not a leak */
+    return r;
+  }
+  rd_thread_named((uintptr_t)*th, serial);
+  if (attr && !pthread_attr_getdetachstate(attr, &detach_state) &&
+      detach_state == PTHREAD_CREATE_DETACHED)
+    rd_thread_detached(serial); /* never joined, not a leak */
   return r;
 }
 
@@ -296,7 +302,7 @@ static void after_fork_child(void) {
     if (!self->rd.disabled && !t->rd.disabled) rd_vc_join(&self->rd.vc, &t->rd.vc);
     r->live = 0;
   }
-  rd_leaks_forget_all();
+  rd_thread_ends_forget_all(self->serial);
 }
 
 static _Atomic int free_lock_registered;

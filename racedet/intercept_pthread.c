@@ -335,38 +335,36 @@ DC_EXPORT int sem_destroy(sem_t *s) {
 }
 
 /* ------------------------------------------------------------ join */
-/* A thread's exit releases into an object keyed by its pthread_t
- * (encoder/thread.c); join acquires it and retires the key. */
-static void joined(pthread_t th, int ok) {
-  if (!ok) return;
-  rd_acquire(A(th));
-  rd_sync_forget(A(th), 1);
-  rd_leak_joined(A(th));
-}
+/* A join orders the thread's end (thread_end.c), found by its serial
+ * before the real join: once that returns, glibc may give its pthread_t to
+ * a new thread. */
+#define JOIN(call)                                                   \
+  do {                                                               \
+    const uint32_t serial = rd_thread_serial_of(A(th));              \
+    int r = (call);                                                  \
+    if (r == 0) rd_thread_joined(A(th), serial);                     \
+    return r;                                                        \
+  } while (0)
 DC_EXPORT int pthread_join(pthread_t th, void **ret) {
   REAL(int, pthread_join, pthread_t, void **);
-  int r = real_pthread_join(th, ret);
-  joined(th, r == 0);
-  return r;
+  JOIN(real_pthread_join(th, ret));
 }
 DC_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret) {
   REAL(int, pthread_tryjoin_np, pthread_t, void **);
-  int r = real_pthread_tryjoin_np(th, ret);
-  joined(th, r == 0);
-  return r;
+  JOIN(real_pthread_tryjoin_np(th, ret));
 }
 DC_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *ts) {
   REAL(int, pthread_timedjoin_np, pthread_t, void **, const struct timespec *);
-  int r = real_pthread_timedjoin_np(th, ret, ts);
-  joined(th, r == 0);
-  return r;
+  JOIN(real_pthread_timedjoin_np(th, ret, ts));
 }
+#undef JOIN
 
-/* A detached thread is not a leak (leaks.c); its end orders nothing. */
+/* A detached thread is not a leak (thread_end.c); its end orders nothing. */
 DC_EXPORT int pthread_detach(pthread_t th) {
   REAL(int, pthread_detach, pthread_t);
+  const uint32_t serial = rd_thread_serial_of(A(th));
   int r = real_pthread_detach(th);
-  if (r == 0) rd_leak_detached(A(th));
+  if (r == 0) rd_thread_detached(serial);
   return r;
 }
 

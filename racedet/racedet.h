@@ -189,7 +189,7 @@ typedef struct rd_access_desc {
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
 void rd_report_init(void); /* identifies the launcher's channels (report.c) */
 int rd_reports_unseen(void); /* reports went to stderr: the launcher's channel was lost */
-/* A thread that finished unjoined and undetached (leaks.c), with the number
+/* A thread that finished unjoined and undetached (thread_end.c), with the number
  * of other such threads created at the same place. */
 DC_COLD void rd_report_leak(uint32_t serial, uint32_t similar);
 /* ------------------------------------------------------------ side tables (umap.c) */
@@ -206,11 +206,17 @@ rd_umap_ent *rd_umap_find(rd_umap *m, uintptr_t key, int insert);
 void rd_umap_del(rd_umap *m, rd_umap_ent *e);
 int rd_umap_live(const rd_umap_ent *e); /* m->e[i] holds an entry */
 void rd_umap_clear(rd_umap *m);
-/* ------------------------------------------------------------ thread leaks (leaks.c) */
-void rd_leak_finished(uintptr_t th, uint32_t serial); /* th: the thread's pthread_t */
-void rd_leak_detached(uintptr_t th);
-void rd_leak_joined(uintptr_t th);
-void rd_leaks_forget_all(void); /* a fork child */
+/* ------------------------------------------------------------ thread ends (thread_end.c) */
+/* th (a pthread_t) is the thread of this serial: said by its creator after
+ * pthread_create and by the thread when it starts */
+void rd_thread_named(uintptr_t th, uint32_t serial);
+/* The serial of the thread th, or UINT32_MAX; asked before the real join or
+ * detach, while th is still that thread's (glibc reuses it at once after) */
+uint32_t rd_thread_serial_of(uintptr_t th);
+void rd_thread_ended(uint32_t serial);   /* the calling thread ends */
+void rd_thread_detached(uint32_t serial);
+void rd_thread_joined(uintptr_t th, uint32_t serial); /* a join of th succeeded */
+void rd_thread_ends_forget_all(uint32_t self); /* a fork child */
 void rd_report_leaks(void);     /* at exit */
 uint64_t rd_reports_count(void);
 

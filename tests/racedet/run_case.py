@@ -35,6 +35,10 @@ and check the expectations written in its header comment:
   EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
                              first, as a subsequence; the innermost is at the
                              line marked ALLOC-HERE in the source
+  EXPECT-PRELOAD: file.c     build file.c (relative to the program's
+                             directory) as an uninstrumented shared library
+                             and preload it (LD_PRELOAD): a shim that makes
+                             a rare interleaving of libc calls certain
 
 For a data race, which access is "current" depends on scheduling, so the two
 stacks may match in either order; for use-after-free the current access is
@@ -216,12 +220,13 @@ def every_missing(reports, n, name):
             f"{' ...' if len(missing) > 12 else ''}"]
 
 
-def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep: []):
+def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep: [], env=None):
     """Run exe under dacce-race --json js (plus args) and check the expectations
     exp; extra_why(report) adds reasons a report does not match.  Returns the
     completed process, the reports and the failures (empty: all hold)."""
     r = subprocess.run([os.path.join(bindir, "dacce-race"), "--json", js] + list(args) +
-                       ["--", exe], cwd=cwd, capture_output=True, text=True, timeout=300)
+                       ["--", exe], cwd=cwd, capture_output=True, text=True, timeout=300,
+                       env=env)
     reports = []
     if os.path.exists(js):
         with open(js) as f:
@@ -253,11 +258,11 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
     return r, reports, fail
 
 
-def run_once(a, exp, tmp, exe, bindir, run):
+def run_once(a, exp, tmp, exe, bindir, run, env=None):
     """One run of exe under dacce-race, checked; exits 1 with the reason."""
     capture = [f"--capture={a.capture}"] if a.capture else []
     r, reports, fail = run_and_check(bindir, exe, exp, os.path.join(tmp, f"reports{run}.jsonl"),
-                                     capture)
+                                     capture, env=env)
     if a.capture:
         if any(rep.get("capture") != a.capture for rep in reports):
             fail.append(f"a report does not say capture={a.capture}: "
@@ -305,8 +310,18 @@ def main():
         if b.returncode:
             print(b.stdout + b.stderr)
             sys.exit("build failed")
+        run_env = None
+        if "PRELOAD" in exp:
+            shim = os.path.join(tmp, "shim.so")
+            src = os.path.join(os.path.dirname(os.path.abspath(a.src)), exp["PRELOAD"][0])
+            b = subprocess.run([a.cc, "-shared", "-fPIC", "-O1", src, "-o", shim, "-ldl"],
+                               capture_output=True, text=True)
+            if b.returncode:
+                print(b.stdout + b.stderr)
+                sys.exit("building the preloaded shim failed")
+            run_env = dict(os.environ, LD_PRELOAD=shim)
         for run in range(a.repeat):
-            run_once(a, exp, tmp, exe, bindir, run)
+            run_once(a, exp, tmp, exe, bindir, run, run_env)
         print("PASS")
 
 

@@ -25,7 +25,7 @@ static void *blocked(void *arg) {
 __attribute__((noinline)) void spawn_leaky(pthread_t *t) { pthread_create(t, 0, quick, 0); }
 
 /* The threads of this process the kernel still runs: a finished thread
- * has gone from /proc/self/task once its exit (and ours: leaks.c) ran. */
+ * has gone from /proc/self/task once its exit (and ours: thread_end.c) ran. */
 static int live_tasks(void) {
   DIR *d = opendir("/proc/self/task");
   int n = 0;
