@@ -62,6 +62,7 @@ void dc_atfork_release(void);
 #define DC_RANK_CTX 50
 #define DC_RANK_CAPTURE 55 /* racedet/capture.c: stack table, calling context tree */
 #define DC_RANK_STATES 60
+#define DC_RANK_SLOTS 65 /* racedet/rd_thread.c: thread slots and incarnations */
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
@@ -338,11 +339,28 @@ typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) 
 } rd_lstep;
 #define RD_LSTEP_BITS 7
 
+typedef struct rd_site_ent { /* a thread's cache of its sites (rd_thread.c) */
+  uint64_t w1;
+  uint32_t site, pad;
+} rd_site_ent;
+#define RD_SCACHE_MIN 256u  /* entries of a new incarnation's cache of sites */
+#define RD_SCACHE_MAX 4096u /* after growing by its misses (rd_thread.c) */
+struct rd_sites;
+
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
   uint32_t tid;       /* thread slot (rd_thread.c), the index of clocks and cells */
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
+  /* the current incarnation (rd_thread.c): its slot record, its table of
+   * sites and this thread's private index of it; sites_full: the table is
+   * nearly full, and the next slow path starts a new incarnation */
+  uint32_t inc, sites_full;
+  struct rd_sites *sites;
+  uint32_t *sidx;     /* open addressing: site numbers, 0 = empty */
+  uint32_t sidx_cap, sidx_n;
+  rd_site_ent *scache; /* direct-mapped, in front of sidx */
+  uint32_t scache_shift, scache_misses; /* 64 - log2(entries); misses since it grew */
   int ignore_accesses, ignore_sync, disabled;
   int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */

@@ -134,9 +134,8 @@ void dc_threads_flag(uint32_t bits) {
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
   /* the end of a thread happens before pthread_join returns */
-  uint32_t last = t->rd.epoch;
   rd_thread_ended(t->serial);
-  rd_thread_finish(t, last);
+  rd_thread_finish(t);
   dc_stats_add_thread(t);
   dc_tls = &dc_dead_thread;
   dc_thread_destroy(t);

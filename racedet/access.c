@@ -1,26 +1,27 @@
 /* access.c: the per-access check over the four cells of a granule.
  *
  * Each cell is one earlier access (thread, epoch, bytes, read/write/atomic,
- * context).  The current access races with a cell from another thread when
- * the bytes overlap, one of them writes, not both are atomic, and the cell's
- * epoch is not covered by the current thread's clock.  Then it is stored:
- * into this thread's cell of the same epoch, kind and context on adjacent
- * bytes (merged: check_store), else over a cell it subsumes (same thread and
- * same bytes, or a cell that happens before it, whose bytes it covers, and
- * that is a read or it is a write, so no later access can race with that
- * cell but not with this one; such a cell with other bytes too keeps only
- * those), else into an empty cell, else over a cell chosen by a rotating
- * victim (the only place history is lost, as in ThreadSanitizer: more than
- * four concurrent distinct accesses to one granule).  Same thread and epoch,
- * a cell with these bytes or more and a kind that covers this one
- * (sh_covers): nothing to do, the common case in loops.  Cells are stored
- * with a locked exchange and looked at again after it (recheck); no other
- * lock. */
+ * site: context and pc).  The current access races with a cell from another
+ * thread when the bytes overlap, one of them writes, not both are atomic,
+ * and the cell's epoch is not covered by the current thread's clock.  Then
+ * it is stored: into this thread's cell of the same epoch, kind and context
+ * on adjacent bytes (merged: check_store), else over a cell it subsumes
+ * (same thread and same bytes, or a cell that happens before it, whose bytes
+ * it covers, and that is a read or it is a write, so no later access can
+ * race with that cell but not with this one; such a cell with other bytes
+ * too keeps only those), else into an empty cell, else over a cell chosen
+ * by a rotating victim (the only place history is lost, as in
+ * ThreadSanitizer: more than four concurrent distinct accesses to one
+ * granule).  Same thread and epoch, a cell with these bytes or more and a
+ * kind that covers this one (sh_covers): nothing to do, the common case in
+ * loops.  Cells are stored with a locked exchange and looked at again after
+ * it (recheck); no other lock. */
 #include <string.h>
 
 #include "racedet.h"
 
-/* w1 of the current access: context handle and pc relative to its function */
+/* The access's context handle and its pc relative to the context's
+ * function: what a site stands for (rd_site interns it). */
 static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
   uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   uintptr_t base = dc_node_at(t->node)->pc;
@@ -31,7 +32,7 @@ static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
   return (uint64_t)h | ((uint64_t)delta << 32);
 }
 
-/* pc back from a cell's w1 */
+/* pc back from a site's w1 */
 static uintptr_t cell_pc(uint64_t w1) {
   const rd_ctxrec *c = rd_ctx_get((uint32_t)w1);
   uint32_t delta = (uint32_t)(w1 >> 32);
@@ -43,46 +44,37 @@ static uintptr_t cell_pc(uint64_t w1) {
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur);
 
 /* Report the race of the current access with the previous one, whose cell
- * held (prev_w0, w1); w1 = 0 when unknown. */
+ * held prev. */
 DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
-                              uint64_t prev_w0, uint64_t w1) {
-  if (w1 && !sh_check_ok(prev_w0, w1)) w1 = 0;
+                              uint64_t prev) {
+  const uint64_t w1 = rd_cell_w1(prev);
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
                       .ctx = rd_ctx_handle(t), .is_vptr = t->rd.in_vptr};
-  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev_w0), SH_EPOCH(prev_w0)),
-                      .is_write = !!(prev_w0 & SH_WRITE),
-                      .is_atomic = !!(prev_w0 & SH_ATOMIC),
-                      .freed = !!(prev_w0 & SH_FREED),
-                      .size = sh_size(prev_w0), .addr = base + sh_off(prev_w0),
+  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev), SH_EPOCH(prev)),
+                      .is_write = !!(prev & SH_WRITE),
+                      .is_atomic = !!(prev & SH_ATOMIC),
+                      .freed = !!(prev & SH_FREED),
+                      .size = sh_size(prev), .addr = base + sh_off(prev),
                       .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1,
                       .pc_merged = !!((w1 >> 32) & RD_DELTA_MERGED)};
   rd_report_race(&c, &p);
 }
 
-/* The same for a cell read as prev_w0: its w1 is the one the cell holds
- * with that header, if it still does (cells are stored whole, sh_swap). */
-DC_COLD static void race(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
-                         sh_cell *prev_cell, uint64_t prev_w0) {
-  sh_pair now = sh_load_pair(prev_cell);
-  race_with(t, addr, cur, pc, prev_w0, sh_pair_w0(now) == prev_w0 ? sh_pair_w1(now) : 0);
-}
-
-/* Store (w0, w1) into a cell, which the first look saw as *seen; *seen
- * becomes w0, what the second look expects there.  When the cell held
- * something else by then, another thread stored there since we looked and
- * did not see us: its access is checked here, as the second look checks the
- * other cells (sh_swap).  The access we displaced is lost from the shadow
- * as an evicted one is. */
-static inline void publish(dc_thread *t, sh_cell *cell, uint64_t *seen, uint64_t w0, uint64_t w1,
+/* Store w into a cell, which the first look saw as *seen; *seen becomes w,
+ * what the second look expects there.  When the cell held something else
+ * by then, another thread stored there since we looked and did not see us:
+ * its access is checked here, as the second look checks the other cells
+ * (sh_swap).  The access we displaced is lost from the shadow as an evicted
+ * one is. */
+static inline void publish(dc_thread *t, sh_cell *cell, uint64_t *seen, uint64_t w,
                            uintptr_t addr, uint64_t cur, uintptr_t pc) {
   const uint64_t was = *seen;
-  sh_pair old = sh_swap(cell, w0, w1, was);
-  *seen = w0;
-  if (dc_unlikely(sh_pair_w0(old) != was) && conflicts(&t->rd, sh_pair_w0(old), cur))
-    race_with(t, addr, cur, pc, sh_pair_w0(old), sh_pair_w1(old));
+  const uint64_t old = sh_swap(cell, w);
+  *seen = w;
+  if (dc_unlikely(old != was) && conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
 }
 
 /* Does the access recorded in cell p happen before the current thread's
@@ -159,34 +151,31 @@ static int keep_a_live(dc_thread *t, sh_granule *g, uint64_t *c, int b, uintptr_
                        uint64_t cur, uintptr_t pc) {
   for (int i = 0; i < SH_CELLS_A; i++) {
     uint64_t p = c[i];
-    if (!settled(&t->rd, p)) continue;
-    sh_pair from = sh_load_pair(sh_cell_at(g, i));
-    if (sh_pair_w0(from) != p) continue;
-    publish(t, sh_cell_at(g, b), &c[b], p, sh_pair_w1(from), addr, cur, pc);
+    if (!settled(&t->rd, p) || sh_load(sh_cell_at(g, i)) != p) continue;
+    publish(t, sh_cell_at(g, b), &c[b], p, addr, cur, pc);
     return i;
   }
   return b;
 }
 
-/* Replace a cell's header seen as *seen with w0 (fewer bytes, or empty) if
- * nobody stored there since.  *seen becomes w0 only when it did, so that a
- * store that got in between is new to the second look (recheck). */
-static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w0) {
+/* Replace a cell seen as *seen with w (fewer bytes, or empty) if nobody
+ * stored there since.  *seen becomes w only when it did, so that a store
+ * that got in between is new to the second look (recheck). */
+static inline void clear_if(sh_cell *cell, uint64_t *seen, uint64_t w) {
   uint64_t expect = *seen;
-  if (atomic_compare_exchange_strong_explicit(&cell->w0, &expect, w0, memory_order_relaxed,
+  if (atomic_compare_exchange_strong_explicit(&cell->w, &expect, w, memory_order_relaxed,
                                               memory_order_relaxed))
-    *seen = w0;
+    *seen = w;
 }
 
 /* The second look's rare part: cells that changed since the first look
  * (now), other than the one we stored into (its new occupant got our
  * access back from its exchange and checked it). */
-DC_COLD static void recheck_changed(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
-                                    uintptr_t pc, const uint64_t *c, const uint64_t *now, int n,
-                                    int slot) {
+DC_COLD static void recheck_changed(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
+                                    const uint64_t *c, const uint64_t *now, int n, int slot) {
   for (int i = 0; i < n; i++)
     if (i != slot && now[i] != c[i] && conflicts(&t->rd, now[i], cur))
-      race(t, addr, cur, pc, sh_cell_at(g, i), now[i]);
+      race_with(t, addr, cur, pc, now[i]);
 }
 
 /* Another thread may have stored a conflicting access between our first
@@ -199,17 +188,39 @@ DC_COLD static void recheck_changed(dc_thread *t, sh_granule *g, uintptr_t addr,
 DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc,
                        const uint64_t *c, int slot) {
   uint64_t now[SH_CELLS];
-  now[0] = atomic_load_explicit(&g->c[0].w0, memory_order_relaxed);
-  now[1] = atomic_load_explicit(&g->c[1].w0, memory_order_relaxed);
+  now[0] = sh_load(&g->c[0]);
+  now[1] = sh_load(&g->c[1]);
   uint64_t diff = (now[0] ^ c[0]) | (now[1] ^ c[1]);
   int n = SH_CELLS_A;
   if (sh_b_used(g)) {
-    now[2] = atomic_load_explicit(&sh_cell_at(g, 2)->w0, memory_order_relaxed);
-    now[3] = atomic_load_explicit(&sh_cell_at(g, 3)->w0, memory_order_relaxed);
+    now[2] = sh_load(sh_cell_at(g, 2));
+    now[3] = sh_load(sh_cell_at(g, 3));
     diff |= (now[2] ^ c[2]) | (now[3] ^ c[3]);
     n = SH_CELLS;
   }
-  if (dc_unlikely(diff)) recheck_changed(t, g, addr, cur, pc, c, now, n, slot);
+  if (dc_unlikely(diff)) recheck_changed(t, addr, cur, pc, c, now, n, slot);
+}
+
+/* Merge the current access into this thread's cell p (same epoch and kind,
+ * adjacent bytes: sh_same_kind, sh_contiguous) if it has the same context:
+ * returns the merged cell, or 0.  No race is lost: a later access that
+ * races with either races with the union.  The cell keeps its first pc;
+ * when another instruction's access joins it, its site is the first one's
+ * marked merged, and a report says that this pc is the first of several
+ * (RD_DELTA_MERGED).  The same context handle means the same function,
+ * except under capture=stackwalk (a frame-pointer walk from a leaf that
+ * keeps no frame is its caller's): there only the same pc merges.  p is of
+ * this thread's epoch, so its site is in the current incarnation's table. */
+static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint64_t w1,
+                              uint32_t site) {
+  const uint32_t had_site = SH_SITE(p);
+  if (had_site == site) return p | (cur & 0xff);
+  const uint64_t had = rd_own_w1(r, had_site);
+  if ((uint32_t)had != (uint32_t)w1 || ((had >> 32) & RD_DELTA_UNKNOWN) ||
+      dc_capture_mode == DC_CAPTURE_STACKWALK)
+    return 0;
+  const uint64_t m = had | (uint64_t)RD_DELTA_MERGED << 32;
+  return sh_with_site(p | (cur & 0xff), m == had ? had_site : rd_site(r, m));
 }
 
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
@@ -226,71 +237,67 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                           uint64_t flags, uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
+  /* the table of sites is nearly full: a new incarnation first (a tick,
+   * so nothing this thread recorded covers the access any more) */
+  if (dc_unlikely(r->sites_full)) {
+    rd_sites_renew(r);
+    b_used = -1;
+  }
   const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
   sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
-  c[0] = atomic_load_explicit(&cell[0]->w0, memory_order_relaxed);
-  c[1] = atomic_load_explicit(&cell[1]->w0, memory_order_relaxed);
+  c[0] = sh_load(cell[0]);
+  c[1] = sh_load(cell[1]);
   if (!looked && (sh_covers(c[0], cur) || sh_covers(c[1], cur))) return -1;
   /* The most common case here: this thread's own cell in plane A with these
    * bytes and this kind, from an earlier epoch (the first access after a
    * release), and plane B empty.  Only the other plane-A cell can conflict;
    * the store refreshes ours (the rules below would give it this cell too:
    * it is subsumed; only their tidying of other cells is skipped). */
-  const uint64_t same = ~(SH_EPOCH_BITS | SH_CHECK_BITS);
+  const uint64_t same = ~(SH_EPOCH_FIELD | SH_SITE_FIELD);
   const int own = !((c[0] ^ cur) & same) ? 0 : !((c[1] ^ cur) & same) ? 1 : -1;
   if (!looked) b_used = sh_b_used(g);
   if (own >= 0 && !b_used) {
     c[2] = c[3] = 0;
-    if (dc_unlikely(conflicts(r, c[own ^ 1], cur)))
-      race(t, addr, cur, pc, &g->c[own ^ 1], c[own ^ 1]);
-    const uint64_t w1 = make_w1(t, pc);
-    publish(t, &g->c[own], &c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
-            pc);
+    if (dc_unlikely(conflicts(r, c[own ^ 1], cur))) race_with(t, addr, cur, pc, c[own ^ 1]);
+    const uint32_t site = rd_site(r, make_w1(t, pc));
+    publish(t, &g->c[own], &c[own], cur | (uint64_t)site << SH_SITE_SHIFT, addr, cur, pc);
     return own;
   }
   if (!(c[0] | c[1])) sh_touch_ahead(g);
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (b_used) {
-    c[2] = atomic_load_explicit(&cell[2]->w0, memory_order_relaxed);
-    c[3] = atomic_load_explicit(&cell[3]->w0, memory_order_relaxed);
+    c[2] = sh_load(cell[2]);
+    c[3] = sh_load(cell[3]);
     if (!looked && (sh_covers(c[2], cur) || sh_covers(c[3], cur))) return -1;
     n = SH_CELLS;
   }
 #pragma GCC unroll 4
   for (int i = 0; i < n; i++)
-    if (dc_unlikely(conflicts(r, c[i], cur))) race(t, addr, cur, pc, cell[i], c[i]);
+    if (dc_unlikely(conflicts(r, c[i], cur))) race_with(t, addr, cur, pc, c[i]);
   const uint64_t w1 = make_w1(t, pc);
+  const uint32_t site = rd_site(r, w1);
+  const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
   if (own >= 0) { /* as above, with plane B in use */
-    publish(t, cell[own], &c[own], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
-            pc);
+    publish(t, cell[own], &c[own], w, addr, cur, pc);
     return own;
   }
   /* This thread's access in this epoch, of this kind and in this calling
    * context, on bytes next to a cell's (a loop over an array of ints; a
    * function that sets a struct's fields one statement at a time): merge
-   * it into that cell.  No race is lost: a later access that races with
-   * either races with the union.  The cell keeps its first pc; when another
-   * instruction's access joins it, it is marked merged and a report says
-   * that this pc is the first of several (RD_DELTA_MERGED).  The merged
-   * cell may now cover others of this thread's, which it clears: each
-   * held cell is a cell that a third access will not find free.  The same
-   * context handle means the same function, except under capture=stackwalk
-   * (a frame-pointer walk from a leaf that keeps no frame is its caller's):
-   * there only the same pc merges. */
+   * it into that cell (merged).  The merged cell may now cover others of
+   * this thread's, which it clears: each held cell is a cell that a third
+   * access will not find free. */
   if (!((w1 >> 32) & RD_DELTA_UNKNOWN))
 #pragma GCC unroll 4
     for (int i = 0; i < n; i++)
-      if (!((c[i] ^ cur) & ~(uint64_t)(0xff | SH_CHECK_BITS)) && sh_contiguous(c[i] | cur)) {
-        uint64_t had = atomic_load_explicit(&cell[i]->w1, memory_order_relaxed);
-        if (had != w1 && ((uint32_t)had != (uint32_t)w1 || ((had >> 32) & RD_DELTA_UNKNOWN) ||
-                          dc_capture_mode == DC_CAPTURE_STACKWALK))
-          continue;
-        if (had != w1) had |= (uint64_t)RD_DELTA_MERGED << 32;
-        publish(t, cell[i], &c[i], sh_with_check(c[i] | (cur & 0xff), had), had, addr, cur, pc);
+      if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
+        const uint64_t m = merged(r, c[i], cur, w1, site);
+        if (!m) continue;
+        publish(t, cell[i], &c[i], m, addr, cur, pc);
         for (int k = 0; k < n; k++)
           if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
         return i;
@@ -315,7 +322,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
       /* cur subsumes the bytes it shares with p: keep p for the rest, so
        * that it may be subsumed whole later instead of holding a cell, and
        * plane B, for bytes that have newer history */
-      clear_if(cell[i], &c[i], p & ~(cur & 0xff));
+      clear_if(cell[i], &c[i], p & ~(uint64_t)(cur & 0xff));
     }
   }
   if (slot < 0) slot = victim(r, c, addr, pc);
@@ -323,8 +330,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  publish(t, cell[slot], &c[slot], sh_make(bytes, flags, r->tid, r->epoch, w1), w1, addr, cur,
-          pc);
+  publish(t, cell[slot], &c[slot], w, addr, cur, pc);
   return slot;
 }
 

@@ -16,10 +16,11 @@
 #include "report_words.h"
 
 enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
-/* A cell's pc, in the high half of its w1: a signed 30-bit offset from its
- * context's function (bits 0-29), or unknown (too far from it); merged: the
- * cell also holds accesses by other instructions of that function in the
- * same context, and this pc is the first of them (access.c). */
+/* A site's pc, in the high half of its w1 (make_w1 in access.c; the low
+ * half is the context handle): a signed 30-bit offset from its context's
+ * function (bits 0-29), or unknown (too far from it); merged: the cell also
+ * holds accesses by other instructions of that function in the same
+ * context, and this pc is the first of them (access.c). */
 #define RD_DELTA_UNKNOWN 0x80000000u
 #define RD_DELTA_MERGED 0x40000000u
 #define RD_DELTA_LIMIT (1 << 29)
@@ -55,19 +56,15 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
       const rd_thread *r = &t->rd;
       const uint64_t cur =
           r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
-      if (dc_likely(sh_covers_as(atomic_load_explicit(&g->c[0].w0, memory_order_relaxed), cur,
-                                 is_write)) ||
-          sh_covers_as(atomic_load_explicit(&g->c[1].w0, memory_order_relaxed), cur, is_write))
+      if (dc_likely(sh_covers_as(sh_load(&g->c[0]), cur, is_write)) ||
+          sh_covers_as(sh_load(&g->c[1]), cur, is_write))
         return;
       /* plane B where its bit is set: two threads that each read a granule
        * through two loads fill all four cells, and the one whose cells are
        * in plane B finds them here (a fast path that read plane A only sent
        * it to the full check on every access: interp 6.5 -> 10 s) */
-      if (sh_b_used(g) &&
-          (sh_covers_as(atomic_load_explicit(&sh_cell_at(g, 2)->w0, memory_order_relaxed), cur,
-                        is_write) ||
-           sh_covers_as(atomic_load_explicit(&sh_cell_at(g, 3)->w0, memory_order_relaxed), cur,
-                        is_write)))
+      if (sh_b_used(g) && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, is_write) ||
+                           sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, is_write)))
         return;
       granule(t, g, addr, size, is_write, pc);
       return;
@@ -119,12 +116,24 @@ static inline uint32_t rd_vc_get(const rd_vc *v, uint32_t tid) { return tid < v-
 /* ------------------------------------------------------------ threads (rd_thread.c) */
 rd_thread *rd_cur(void);         /* detector state of the calling thread */
 void rd_thread_start(dc_thread *t); /* called when a thread's state is made */
-/* last: the epoch the thread released at its end */
-void rd_thread_finish(dc_thread *t, uint32_t last);
+/* after its end was released (thread_end.c) */
+void rd_thread_finish(dc_thread *t);
 /* The thread (serial) whose access a cell names by slot and epoch
  * (UINT32_MAX: unknown). */
 uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch);
-void rd_tick(rd_thread *r);      /* advance own epoch (after a release) */
+/* advance own epoch (after a release); a thread whose slot has no epochs
+ * left moves to another slot */
+void rd_tick(rd_thread *r);
+/* Sites: a cell's access context and pc (make_w1 in access.c) as an index
+ * into the table of the incarnation its slot and epoch name (rd_thread.c). */
+uint32_t rd_site_slow(rd_thread *r, uint64_t w1, rd_site_ent *e);
+static inline uint32_t rd_site(rd_thread *r, uint64_t w1) {
+  rd_site_ent *e = &r->scache[(w1 * 0x9E3779B97F4A7C15ull) >> r->scache_shift];
+  return dc_likely(e->w1 == w1) ? e->site : rd_site_slow(r, w1, e);
+}
+void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
+uint64_t rd_cell_w1(uint64_t cell);  /* a cell's context and pc, or 0 when unknown */
+uint64_t rd_own_w1(const rd_thread *r, uint32_t site); /* a site of r's current incarnation */
 /* The held set changed by one lock or unlock of m (held[] already updated;
  * n_before: nheld before): its id from the thread's cache of such changes,
  * or interned at the next access. */

@@ -7,6 +7,7 @@
  * first access afterwards re-interns, normally through a small per-thread
  * cache, so a handle costs a few compares per function invocation that
  * touches memory, and nothing per access. */
+#include <stddef.h>
 #include <string.h>
 
 #include "racedet.h"
@@ -173,14 +174,23 @@ uint32_t rd_ctx_intern(dc_thread *t, const dacce_ctx *c) { return handle_of(t, *
 
 rd_thread *rd_cur(void) { return &dc_cur()->rd; }
 
+static inline dc_thread *thread_of(rd_thread *r) {
+  return (dc_thread *)(void *)((char *)r - offsetof(dc_thread, rd));
+}
+static void move_slot(rd_thread *r);
+
 void rd_tick(rd_thread *r) {
+  if (dc_unlikely(r->epoch >= SH_MAX_EPOCH)) { /* the slot's epochs are used up */
+    move_slot(r);
+    return;
+  }
   r->epoch++;
   r->vc.c[r->tid] = r->epoch;
   r->self = sh_self(r->tid, r->epoch);
 }
 
 /* ------------------------------------------------------------ thread slots
- * A shadow cell names its thread by a 16-bit slot, and vector clocks are
+ * A shadow cell names its thread by a 12-bit slot, and vector clocks are
  * indexed by slot.  A thread that ended leaves its slot to a later thread
  * only when that thread's creator has seen its end (the creator's clock
  * covers the last epoch it released: it joined it, directly or through
@@ -191,10 +201,24 @@ void rd_tick(rd_thread *r) {
  * the threads ever created (each creation copied a clock that long: 70,000
  * short threads took 48 s and 1.2 GB, and past 65,535 detection stopped).
  * A detached thread's slot is reused only when something ordered its end
- * before the new thread's creation.  Each slot's occupants are kept, newest
- * first, so that a cell's (slot, epoch) names its thread in reports. */
+ * before the new thread's creation.
+ *
+ * A cell has 21 bits of epoch, shared by a slot's successive threads.  A
+ * thread that uses up its slot's epochs (two million releases) moves to
+ * another slot, as a new thread would, but with its own clock as its
+ * creator's (rd_tick): its clock keeps the old slot's last epoch, so its
+ * own earlier cells are, to it, another thread's that happen before it, and
+ * the spent slot is never given out again.  4096 slots of two million
+ * epochs serve about eight billion releases; past that (or past 4096
+ * threads alive at once) detection stops for the threads without a slot,
+ * with a warning.
+ *
+ * Each stretch of one thread on one slot is an incarnation, a record with
+ * the slot's epoch it starts at; a slot's records are kept, newest first,
+ * so that a cell's (slot, epoch) names its thread and its table of sites. */
 typedef struct slot_rec {
   uint32_t start_epoch, serial, prev; /* prev: index of the occupant before, 0 none */
+  struct rd_sites *sites;
 } slot_rec;
 static dc_vec slot_recs;                         /* slot_rec; 0 unused */
 static _Atomic uint32_t slot_head[SH_MAX_TID + 1]; /* newest occupant's record */
@@ -202,6 +226,8 @@ static uint32_t slot_final[SH_MAX_TID + 1];        /* last released epoch of a f
 static uint32_t free_slots[SH_MAX_TID + 1], n_free, n_slots;
 static _Atomic int slot_lock;
 #define SLOT_SCAN 64 /* free slots looked at for one the creator has seen end */
+/* a slot whose next occupant would have fewer epochs left than this is spent */
+#define SLOT_HEADROOM (1u << 12)
 
 static void slots_init(void) {
   dc_vec_init(&slot_recs, sizeof(slot_rec), DC_MAX_THREADS);
@@ -226,71 +252,225 @@ static int slot_take(const rd_vc *start, uint32_t *tid) {
   return ok;
 }
 
-static void slot_occupy(uint32_t tid, uint32_t start_epoch, uint32_t serial) {
+/* The slot's thread ended (or left it) at epoch final: free it, unless its
+ * epochs are used up. */
+static void slot_release(uint32_t tid, uint32_t final) {
+  dc_lock(&slot_lock);
+  slot_final[tid] = final;
+  if (final <= SH_MAX_EPOCH - SLOT_HEADROOM) free_slots[n_free++] = tid;
+  dc_unlock(&slot_lock);
+}
+
+/* ------------------------------------------------------------ sites
+ * A cell's site is its access's context handle and pc (the word make_w1
+ * builds in access.c) interned in a table of the incarnation that the
+ * cell's (slot, epoch) names.  Only that thread appends to it, so interning
+ * takes no lock; readers (reports, other threads) find an entry by its index
+ * below the published count, and entries never move: chunk k holds 64 << k
+ * of them.  The owner finds a site by its own private hash index.  A table
+ * that fills up ends the incarnation: the thread's next slow path ticks and
+ * starts another, on the same slot (access.c). */
+#define SITE_CHUNKS 14
+#define SITE_LIMIT (64u * ((1u << SITE_CHUNKS) - 1))
+#define SITE_RESERVE 64u /* a slow path interns at most two sites after it checked */
+_Static_assert(SITE_LIMIT - 1 <= SH_MAX_SITE, "a site index fits its cell field");
+typedef struct rd_sites {
+  _Atomic(uint64_t *) chunk[SITE_CHUNKS];
+  _Atomic uint32_t n; /* entries 1 .. n-1 hold sites; 0 is no site */
+} rd_sites;
+
+static inline uint32_t site_chunk(uint32_t i, uint32_t *off) {
+  uint32_t k = 31u - (uint32_t)__builtin_clz(i / 64 + 1);
+  *off = i - 64u * ((1u << k) - 1);
+  return k;
+}
+
+static uint64_t site_get(const rd_sites *s, uint32_t i) {
+  if (!s || !i || i >= atomic_load_explicit(&s->n, memory_order_acquire)) return 0;
+  uint32_t off, k = site_chunk(i, &off);
+  return atomic_load_explicit(&s->chunk[k], memory_order_acquire)[off];
+}
+
+/* The owner's index of its table: open addressing over site numbers (4
+ * bytes, half full at most), compared through the table; a direct-mapped
+ * cache of (w1, site) pairs sits in front of it (rd_site).  SQLite's
+ * threads intern about 100,000 sites each (contexts, held mutexes and pcs):
+ * an index of 16-byte pairs was 4 MB per thread, missed the cache at every
+ * lookup (17% of the run) and took back the memory the 8-byte cell saved.
+ * The cache starts at RD_SCACHE_MIN entries (most threads have a few
+ * hundred sites) and grows 4-fold each time it has missed 4 times its size
+ * since it last grew, up to RD_SCACHE_MAX: SQLite's 25 million lookups per
+ * thread missed 9.7 million times at 256 entries, 5.0 at 1024 and 2.0 at
+ * 4096. */
+static inline uint32_t sidx_home(uint64_t w1, uint32_t cap) {
+  return (uint32_t)((w1 * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static void sidx_grow(rd_thread *r) {
+  const uint32_t cap = r->sidx_cap ? r->sidx_cap * 2 : 1024;
+  uint32_t *x = dc_alloc((size_t)cap * sizeof *x);
+  for (uint32_t i = 0; i < r->sidx_cap; i++) {
+    const uint32_t site = r->sidx[i];
+    if (!site) continue;
+    uint32_t j = sidx_home(site_get(r->sites, site), cap);
+    while (x[j]) j = (j + 1) & (cap - 1);
+    x[j] = site;
+  }
+  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
+  r->sidx = x;
+  r->sidx_cap = cap;
+}
+
+static void scache_size(rd_thread *r, uint32_t entries) {
+  const uint32_t had = r->scache ? 1u << (64 - r->scache_shift) : 0;
+  dc_free(r->scache, (size_t)had * sizeof *r->scache);
+  r->scache = dc_alloc((size_t)entries * sizeof *r->scache); /* zeroed */
+  r->scache_shift = 64 - (uint32_t)__builtin_ctz(entries);
+  r->scache_misses = 0;
+}
+
+DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint64_t w1, rd_site_ent *e) {
+  if (dc_unlikely(++r->scache_misses > 4u << (64 - r->scache_shift)) &&
+      (1u << (64 - r->scache_shift)) < RD_SCACHE_MAX) {
+    scache_size(r, 4u << (64 - r->scache_shift));
+    e = &r->scache[(w1 * 0x9E3779B97F4A7C15ull) >> r->scache_shift];
+  }
+  if ((r->sidx_n + 1) * 2 > r->sidx_cap) sidx_grow(r);
+  uint32_t j = sidx_home(w1, r->sidx_cap), site;
+  for (; (site = r->sidx[j]); j = (j + 1) & (r->sidx_cap - 1))
+    if (site_get(r->sites, site) == w1) return *e = (rd_site_ent){w1, site, 0}, site;
+  rd_sites *s = r->sites;
+  site = atomic_load_explicit(&s->n, memory_order_relaxed);
+  uint32_t off, k = site_chunk(site, &off);
+  uint64_t *c = atomic_load_explicit(&s->chunk[k], memory_order_relaxed);
+  if (!c) {
+    c = dc_alloc((size_t)(64u << k) * sizeof *c);
+    atomic_store_explicit(&s->chunk[k], c, memory_order_release);
+  }
+  c[off] = w1;
+  atomic_store_explicit(&s->n, site + 1, memory_order_release);
+  if (site + 1 >= SITE_LIMIT - SITE_RESERVE) r->sites_full = 1;
+  r->sidx[j] = site;
+  r->sidx_n++;
+  return *e = (rd_site_ent){w1, site, 0}, site;
+}
+
+/* A new incarnation of the thread on its slot from its current epoch on:
+ * a record with an empty table of sites. */
+static void begin_incarnation(rd_thread *r) {
+  rd_sites *s = dc_alloc(sizeof *s);
+  atomic_store_explicit(&s->n, 1, memory_order_relaxed);
   dc_lock(&slot_lock);
   uint32_t i = atomic_load_explicit(&slot_recs.n, memory_order_relaxed);
   if (i >= DC_MAX_THREADS) dc_die("dacce: too many threads\n");
   *(slot_rec *)dc_vec_at(&slot_recs, i) =
-      (slot_rec){start_epoch, serial, atomic_load_explicit(&slot_head[tid], memory_order_relaxed)};
+      (slot_rec){r->epoch, thread_of(r)->serial,
+                 atomic_load_explicit(&slot_head[r->tid], memory_order_relaxed), s};
   atomic_store_explicit(&slot_recs.n, i + 1, memory_order_release);
-  atomic_store_explicit(&slot_head[tid], i, memory_order_release);
+  atomic_store_explicit(&slot_head[r->tid], i, memory_order_release);
   dc_unlock(&slot_lock);
+  r->inc = i;
+  r->sites = s;
+  r->sites_full = 0;
+  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
+  r->sidx = 0;
+  r->sidx_cap = r->sidx_n = 0;
+  scache_size(r, RD_SCACHE_MIN);
 }
 
-uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
-  if (tid > SH_MAX_TID) return UINT32_MAX;
+/* The table of sites is nearly full: tick, and a new incarnation (rd_tick
+ * may have begun one already, on another slot). */
+void rd_sites_renew(rd_thread *r) {
+  const uint32_t inc = r->inc;
+  rd_tick(r);
+  if (r->inc == inc && !r->disabled) begin_incarnation(r);
+}
+
+/* The record of the incarnation that a cell's (slot, epoch) names, or 0. */
+static const slot_rec *rec_at(uint32_t tid, uint32_t epoch) {
+  if (tid > SH_MAX_TID) return 0;
   uint32_t i = atomic_load_explicit(&slot_head[tid], memory_order_acquire);
   while (i) {
     const slot_rec *s = dc_vec_at(&slot_recs, i);
-    if (s->start_epoch <= epoch || !s->prev) return s->serial;
+    if (s->start_epoch <= epoch || !s->prev) return s;
     i = s->prev;
   }
-  return UINT32_MAX;
+  return 0;
+}
+
+uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
+  const slot_rec *s = rec_at(tid, epoch);
+  return s ? s->serial : UINT32_MAX;
+}
+
+uint64_t rd_cell_w1(uint64_t cell) {
+  const slot_rec *s = rec_at(SH_TID(cell), SH_EPOCH(cell));
+  return s ? site_get(s->sites, SH_SITE(cell)) : 0;
+}
+
+uint64_t rd_own_w1(const rd_thread *r, uint32_t site) { return site_get(r->sites, site); }
+
+static void set_epoch(rd_thread *r, uint32_t epoch) {
+  r->epoch = epoch;
+  r->vc.c[r->tid] = epoch;
+  r->self = sh_self(r->tid, epoch);
+}
+
+/* Take a slot with the clock start as the creator's: the first epoch is
+ * past everything start has seen of the slot and past its last occupant's. */
+static int occupy(rd_thread *r, const rd_vc *start) {
+  if (!slot_take(start, &r->tid)) {
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
+                "successors, or %u slots' epochs used up); race detection is off for "
+                "later threads\n", SH_MAX_TID + 1, SH_MAX_TID + 1);
+    r->disabled = 1;
+    r->ignore_accesses = 1;
+    return 0;
+  }
+  rd_vc_ensure(&r->vc, r->tid + 1);
+  uint32_t e = rd_vc_get(&r->vc, r->tid) + 1;
+  if (e <= slot_final[r->tid]) e = slot_final[r->tid] + 1;
+  set_epoch(r, e);
+  begin_incarnation(r);
+  return 1;
+}
+
+static void move_slot(rd_thread *r) {
+  /* the old slot stays spent; this clock keeps its last epoch */
+  slot_release(r->tid, r->epoch);
+  occupy(r, &r->vc);
 }
 
 /* A thread starts after everything its creator did before pthread_create. */
 void rd_thread_start(dc_thread *t) {
   rd_thread *r = &t->rd;
   dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-  if (!slot_take(rec->has_creator ? &rec->start_vc : 0, &r->tid)) {
-    static _Atomic int warned;
-    if (!atomic_exchange(&warned, 1))
-      dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
-                "successors); race detection is off for later threads\n", SH_MAX_TID + 1);
-    r->disabled = 1;
-    r->ignore_accesses = 1;
-    return;
-  }
-  rd_vc_ensure(&r->vc, r->tid + 1);
   if (rec->has_creator) {
     rd_vc_join(&r->vc, &rec->start_vc);
     rd_vc_free(&rec->start_vc); /* needed only until now */
   }
-  r->epoch = rd_vc_get(&r->vc, r->tid) + 1;
-  if (r->epoch <= slot_final[r->tid]) r->epoch = slot_final[r->tid] + 1;
-  r->vc.c[r->tid] = r->epoch;
-  r->self = sh_self(r->tid, r->epoch);
-  slot_occupy(r->tid, r->epoch, t->serial);
+  occupy(r, rec->has_creator ? &r->vc : 0);
 }
 
-/* The thread's end is released into its pthread_t by encoder/thread.c, which
- * pthread_join acquires: last is the epoch released there, its last.  Here
- * its clocks go and its slot is freed. */
-void rd_thread_finish(dc_thread *t, uint32_t last) {
+/* The thread's end was released (thread_end.c): that was its last epoch,
+ * the one before its current one (the release ticked).  Here its clocks go
+ * and its slot is freed. */
+void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
-  if (!r->disabled) {
-    dc_lock(&slot_lock);
-    /* last, not the epoch after the release: the thread made no access
-     * since, and a joiner's clock holds last */
-    slot_final[r->tid] = last;
-    free_slots[n_free++] = r->tid;
-    dc_unlock(&slot_lock);
-  }
+  if (!r->disabled) slot_release(r->tid, r->epoch - 1);
   rd_vc_free(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
+  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
+  r->sidx = 0;
+  r->sidx_cap = r->sidx_n = 0;
+  if (r->scache) dc_free(r->scache, ((size_t)1 << (64 - r->scache_shift)) * sizeof *r->scache);
+  r->scache = 0;
 }
 
 __attribute__((constructor)) static void ctx_locks(void) {
   dc_atfork_register(DC_RANK_CTX, &ctx_lock, 1, 0);
+  dc_atfork_register(DC_RANK_SLOTS, &slot_lock, 1, 0);
 }

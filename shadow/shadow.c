@@ -34,8 +34,7 @@ uint64_t sh_regions_mapped(void) { return atomic_load(&n_mapped); }
  * zero page; hence plane B is read only where its bit is set. */
 static void clear(sh_granule *g) {
   for (int i = 0; i < SH_CELLS_A; i++)
-    if (atomic_load_explicit(&g->c[i].w0, memory_order_relaxed))
-      atomic_store_explicit(&g->c[i].w0, 0, memory_order_relaxed);
+    if (sh_load(&g->c[i])) atomic_store_explicit(&g->c[i].w, 0, memory_order_relaxed);
 }
 
 /* Plane B of granules [i, n) from g (plane A): only where the bitmap says
@@ -57,7 +56,7 @@ static void clear_b_words(sh_granule *g, uintptr_t i, uintptr_t n) {
   }
 }
 
-/* A bitmap page covers this many granules; their plane B is 1 MiB. */
+/* A bitmap page covers this many granules; their plane B is 512 KiB. */
 #define B_PAGE_GRANULES ((uintptr_t)4096 * 8)
 
 static void clear_b(sh_granule *g, uintptr_t n) {
@@ -79,13 +78,13 @@ static void clear_b(sh_granule *g, uintptr_t n) {
 }
 
 #define HUGE ((uintptr_t)2 << 20)
-#define SH_HUGE_MIN ((uintptr_t)1 << 20) /* application bytes: 4 MiB of plane A */
-#define SH_DROP_MIN ((uintptr_t)128 << 10) /* application bytes: 512 KiB per plane */
+#define SH_HUGE_MIN ((uintptr_t)1 << 20) /* application bytes: 2 MiB of plane A */
+#define SH_DROP_MIN ((uintptr_t)128 << 10) /* application bytes: 256 KiB per plane */
 
 /* Reset plane A of n granules from g. */
 static void reset_a(sh_granule *g, uintptr_t n, int huge) {
   /* The plane A shadow of a large block (a big array, most likely swept
-   * whole) is 4x its size: huge pages cut its page faults 512-fold.  Only the
+   * whole) is 2x its size: huge pages cut its page faults 512-fold.  Only the
    * 2 MiB-aligned interior, so small neighbours are not inflated; where THP is
    * off this does nothing.  Not plane B: one cell there would commit 2 MiB. */
   if (huge) {

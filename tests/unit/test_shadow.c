@@ -22,10 +22,17 @@ static int cells(const void *p, unsigned *bytes, uint64_t *w0) {
   sh_granule *g = sh_granule_of((uintptr_t)p);
   int n = 0;
   for (int i = 0; i < SH_CELLS; i++) {
-    uint64_t w = atomic_load(&sh_cell_at(g, i)->w0);
+    uint64_t w = sh_load(sh_cell_at(g, i));
     if (w) n++, *bytes = SH_MASK(w), *w0 = w;
   }
   return n;
+}
+
+/* the granule's one live cell (0 if it has none or several) */
+static uint64_t only_cell(const void *p) {
+  unsigned bytes = 0;
+  uint64_t w = 0;
+  return cells(p, &bytes, &w) == 1 ? w : 0;
 }
 
 /* Is the page of p in memory (mincore)? */
@@ -95,13 +102,13 @@ int main(void) {
   uint64_t w0 = 0;
   CHECK(cells(mem + 96, &bytes, &w0) == 2, "widened, not added: %d cells",
         cells(mem + 96, &bytes, &w0));
-  CHECK(SH_MASK(atomic_load(&sh_cell_at(g, 0)->w0) | atomic_load(&sh_cell_at(g, 1)->w0)) == 0x07,
+  CHECK(SH_MASK(sh_load(sh_cell_at(g, 0)) | sh_load(sh_cell_at(g, 1))) == 0x07,
         "bytes 0-2 recorded");
   /* a third distinct access: plane B, and its bit */
   rd_access((uintptr_t)mem + 100, 1, 0, pc + 2);
   CHECK(sh_b_used(g), "third cell: plane B marked");
-  CHECK(cells(mem + 96, &bytes, &w0) == 3 && SH_MASK(atomic_load(&sh_cell_at(g, 2)->w0) |
-                                                     atomic_load(&sh_cell_at(g, 3)->w0)) == 0x10,
+  CHECK(cells(mem + 96, &bytes, &w0) == 3 &&
+            SH_MASK(sh_load(sh_cell_at(g, 2)) | sh_load(sh_cell_at(g, 3))) == 0x10,
         "third cell in plane B");
   /* fresh memory forgets both planes, and the bit */
   sh_reset((uintptr_t)mem + 96, 8);
@@ -119,24 +126,22 @@ int main(void) {
   g = sh_granule_of((uintptr_t)mem + 104);
   rd_access((uintptr_t)mem + 104, 8, 0, pc);
   rd_access((uintptr_t)mem + 104, 4, 1, pc + 1);
-  uint64_t c0 = atomic_load(&sh_cell_at(g, 0)->w0), c1 = atomic_load(&sh_cell_at(g, 1)->w0);
+  uint64_t c0 = sh_load(sh_cell_at(g, 0)), c1 = sh_load(sh_cell_at(g, 1));
   CHECK(cells(mem + 104, &bytes, &w0) == 2 && !sh_b_used(g), "read, then write of half");
   CHECK((SH_MASK(c0) == 0xf0 && !(c0 & SH_WRITE) && SH_MASK(c1) == 0x0f && (c1 & SH_WRITE)) ||
             (SH_MASK(c1) == 0xf0 && !(c1 & SH_WRITE) && SH_MASK(c0) == 0x0f && (c0 & SH_WRITE)),
         "the read keeps bytes 4-7, the write has 0-3: %llx %llx", (unsigned long long)c0,
         (unsigned long long)c1);
   const sh_cell *wcell = sh_cell_at(g, (c0 & SH_WRITE) ? 0 : 1);
-  const uint64_t w1_first = atomic_load(&wcell->w1);
-  CHECK(!((w1_first >> 32) & RD_DELTA_MERGED), "one write: not merged");
+  const uint64_t w1_first = rd_cell_w1(sh_load(wcell));
+  CHECK(w1_first && !((w1_first >> 32) & RD_DELTA_MERGED), "one write: not merged");
   rd_access((uintptr_t)mem + 108, 4, 1, pc + 2);
   CHECK(cells(mem + 104, &bytes, &w0) == 1 && !sh_b_used(g), "second half written: %d cells",
         cells(mem + 104, &bytes, &w0));
   CHECK(SH_MASK(w0) == 0xff && (w0 & SH_WRITE), "one write of all bytes left: %llx",
         (unsigned long long)w0);
-  CHECK(atomic_load(&wcell->w0) == w0 &&
-            atomic_load(&wcell->w1) == (w1_first | (uint64_t)RD_DELTA_MERGED << 32) &&
-            sh_check_ok(w0, atomic_load(&wcell->w1)),
-        "in the first write's cell, with its pc, marked merged, checksum of the new w1");
+  CHECK(sh_load(wcell) == w0 && rd_cell_w1(w0) == (w1_first | (uint64_t)RD_DELTA_MERGED << 32),
+        "in the first write's cell, with its pc, marked merged");
 
   /* sh_touch_ahead: a store into a granule in the first or last cache line
    * of its shadow page write-faults the page before or after it, and never
@@ -164,7 +169,9 @@ int main(void) {
    * for a write, the same atomicity, freed marks only for freed marks */
   {
     uint64_t w = sh_make(0xff, SH_WRITE, 3, 9, 0), rd = sh_make(0x0f, 0, 3, 9, 0);
-    CHECK(sh_covers(w | (0x1full << 11), rd), "a write covers a read of some of its bytes");
+    CHECK(sh_covers(sh_with_site(w, 77), rd), "a write covers a read of some of its bytes");
+    CHECK(sh_covers(sh_with_site(rd, 5), sh_make(0x0f, 0, 3, 9, 6)),
+          "whatever the sites of the two");
     CHECK(!sh_covers(rd, sh_make(0x0f, SH_WRITE, 3, 9, 0)), "a read does not cover a write");
     CHECK(!sh_covers(rd, sh_make(0x1f, 0, 3, 9, 0)), "nor more bytes");
     CHECK(!sh_covers(w, sh_make(0x0f, 0, 3, 10, 0)), "nor another epoch");
@@ -195,7 +202,7 @@ int main(void) {
   {
     uintptr_t end = ((uintptr_t)m | ((1ull << SH_REGION_BITS) - 1)) + 1, tail = 256 << 10;
     sh_granule *g8 = sh_granule_of((uintptr_t)m + 8);
-    uint64_t ctx = atomic_load(&sh_cell_at(g8, 2)->w1) | atomic_load(&sh_cell_at(g8, 3)->w1);
+    uint64_t ctx = sh_load(sh_cell_at(g8, 2)) | sh_load(sh_cell_at(g8, 3));
     char *after = (char *)sh_regions[(uintptr_t)m >> SH_REGION_BITS] + SH_REGION_SHADOW;
     char *canary = mmap(after, 4096, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -204,8 +211,8 @@ int main(void) {
     } else {
       canary[0] = 0x5a;
       sh_reset(end - tail, tail);
-      CHECK(ctx && (atomic_load(&sh_cell_at(g8, 2)->w1) | atomic_load(&sh_cell_at(g8, 3)->w1)) == ctx,
-            "region-end reset keeps another granule's plane-B context");
+      CHECK(ctx && (sh_load(sh_cell_at(g8, 2)) | sh_load(sh_cell_at(g8, 3))) == ctx,
+            "region-end reset keeps another granule's plane-B cells");
       CHECK(canary[0] == 0x5a, "region-end reset leaves the next mapping alone");
     }
     if (canary != MAP_FAILED) munmap(canary, 4096);
@@ -233,6 +240,81 @@ int main(void) {
       for (int i = 0; i < 512; i++) resident += vec[i] & 1;
     CHECK(resident >= 1 && resident < 64, "stack shadow: %d of 512 pages resident", resident);
     munmap(st, len);
+  }
+
+  /* sites: a cell's site gives back the context and pc it was stored
+   * with; the same instruction in the same context shares one */
+  {
+    unsigned char *q = mem + 128;
+    rd_access((uintptr_t)q, 4, 1, pc + 0x10);
+    rd_access((uintptr_t)q + 8, 4, 1, pc + 0x20);
+    rd_access((uintptr_t)q + 16, 4, 1, pc + 0x10);
+    const uint64_t a = only_cell(q);
+    const uint64_t b = only_cell(q + 8);
+    const uint64_t c = only_cell(q + 16);
+    const uint64_t wa = rd_cell_w1(a), wb = rd_cell_w1(b);
+    CHECK(SH_SITE(a) && SH_SITE(a) == SH_SITE(c) && SH_SITE(a) != SH_SITE(b),
+          "one site per instruction and context: %u %u %u", SH_SITE(a), SH_SITE(b),
+          SH_SITE(c));
+    CHECK((uint32_t)wa == t->ctx_handle && (uint32_t)wb == t->ctx_handle &&
+              (wa >> 32) + 0x10 == (wb >> 32),
+          "sites resolve to the context and the pcs: %llx %llx", (unsigned long long)wa,
+          (unsigned long long)wb);
+  }
+
+  /* a thread whose slot's epochs are used up moves to another slot: its
+   * cells from before still name it and their sites, and to it they are
+   * another slot's cells that happen before it (no race with itself) */
+  {
+    rd_thread *r = &t->rd;
+    unsigned char *q = mem + 160;
+    rd_access((uintptr_t)q, 8, 1, pc + 0x30);
+    const uint64_t before = only_cell(q);
+    const uint32_t old_tid = r->tid, inc = r->inc;
+    /* pretend two million releases happened: the slot's last epoch */
+    r->epoch = SH_MAX_EPOCH;
+    r->vc.c[r->tid] = r->epoch;
+    r->self = sh_self(r->tid, r->epoch);
+    rd_access((uintptr_t)q + 8, 8, 1, pc + 0x30);
+    const uint64_t last = only_cell(q + 8);
+    rd_tick(r);
+    CHECK(r->tid != old_tid && r->inc != inc && rd_vc_get(&r->vc, old_tid) == SH_MAX_EPOCH &&
+              SH_TID(r->self) == r->tid && SH_EPOCH(r->self) == r->epoch,
+          "moved from slot %u to %u at epoch %u", old_tid, r->tid, r->epoch);
+    CHECK(rd_slot_serial(old_tid, SH_EPOCH(before)) == t->serial &&
+              rd_slot_serial(old_tid, SH_MAX_EPOCH) == t->serial &&
+              rd_slot_serial(r->tid, r->epoch) == t->serial,
+          "both slots name this thread");
+    CHECK(rd_cell_w1(before) && rd_cell_w1(before) == rd_cell_w1(last),
+          "old cells' sites still resolve");
+    const uint64_t reports = rd_reports_count();
+    rd_access((uintptr_t)q, 8, 1, pc + 0x30);
+    rd_access((uintptr_t)q + 8, 8, 0, pc + 0x40);
+    CHECK(rd_reports_count() == reports, "no race with its own cells of the old slot");
+    unsigned n8 = 0;
+    uint64_t w8 = 0;
+    CHECK(cells(q, &bytes, &w0) == 1 && SH_TID(w0) == r->tid,
+          "the old cell was subsumed by the new write");
+    CHECK(cells(q + 8, &n8, &w8) == 2, "the old write stays beside the new read: %d",
+          cells(q + 8, &n8, &w8));
+  }
+
+  /* a full table of sites: the next slow path ticks and begins a new
+   * incarnation on the same slot, and the old one's cells still resolve */
+  {
+    rd_thread *r = &t->rd;
+    unsigned char *q = mem + 192;
+    rd_access((uintptr_t)q, 4, 1, pc + 0x50);
+    const uint64_t before = only_cell(q);
+    const uint32_t tid = r->tid, epoch = r->epoch, inc = r->inc;
+    r->sites_full = 1;
+    rd_access((uintptr_t)q + 8, 4, 1, pc + 0x50);
+    const uint64_t after = only_cell(q + 8);
+    CHECK(r->tid == tid && r->epoch == epoch + 1 && r->inc != inc && !r->sites_full,
+          "renewed: slot %u epoch %u -> %u", r->tid, epoch, r->epoch);
+    CHECK(SH_EPOCH(after) == epoch + 1 && rd_cell_w1(after) == rd_cell_w1(before) &&
+              rd_cell_w1(before) != 0,
+          "the same context and pc in either table");
   }
 
   printf("%d passed, %d failed\n", passed, failed);
