@@ -60,6 +60,7 @@ void dc_atfork_release(void);
 #define DC_RANK_GRAPH 30
 #define DC_RANK_CC 40
 #define DC_RANK_CTX 50
+#define DC_RANK_SITES 52 /* racedet/site.c: pcs of functions (a leaf) */
 #define DC_RANK_CAPTURE 55 /* racedet/capture.c: stack table, calling context tree */
 #define DC_RANK_STATES 60
 #define DC_RANK_SLOTS 65 /* racedet/rd_thread.c: thread slots and incarnations */
@@ -331,6 +332,7 @@ typedef struct rd_vc {
 typedef struct rd_ictx { /* per-thread cache of interned contexts */
   uint64_t id;
   uint32_t node, cc, ts, locks, handle;
+  uint32_t cinc, cidx; /* the context's entry in the table of sites of incarnation cinc (site.c) */
 } rd_ictx;
 #define RD_ICTX_BITS 10
 typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) */
@@ -339,28 +341,32 @@ typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) 
 } rd_lstep;
 #define RD_LSTEP_BITS 7
 
-typedef struct rd_site_ent { /* a thread's cache of its sites (rd_thread.c) */
-  uint64_t w1;
-  uint32_t site, pad;
-} rd_site_ent;
-#define RD_SCACHE_MIN 256u  /* entries of a new incarnation's cache of sites */
-#define RD_SCACHE_MAX 4096u /* after growing by its misses (rd_thread.c) */
-struct rd_sites;
+typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (site.c) */
+  uintptr_t pc;
+  uint32_t node, k;
+} rd_pck;
+#define RD_PCK_BITS 10
+typedef struct rd_sites rd_sites;
 
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's epoch */
   uint32_t tid;       /* thread slot (rd_thread.c), the index of clocks and cells */
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
-  /* the current incarnation (rd_thread.c): its slot record, its table of
-   * sites and this thread's private index of it; sites_full: the table is
-   * nearly full, and the next slow path starts a new incarnation */
+  uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */
+  /* the current incarnation (rd_thread.c): its slot record and its table of
+   * sites' contexts (site.c), with this thread's private index of it
+   * (cmap); sites_full: the table is nearly full, and the next slow path
+   * starts a new incarnation; site_ctx, site_c0: the context of the last
+   * site made and its entry, valid until the context changes */
   uint32_t inc, sites_full;
-  struct rd_sites *sites;
-  uint32_t *sidx;     /* open addressing: site numbers, 0 = empty */
-  uint32_t sidx_cap, sidx_n;
-  rd_site_ent *scache; /* direct-mapped, in front of sidx */
-  uint32_t scache_shift, scache_misses; /* 64 - log2(entries); misses since it grew */
+  rd_sites *sites;
+  uint32_t *cmap;
+  uint32_t cmap_cap, cmap_n;
+  uint32_t site_ctx, site_c0;
+  struct rd_ictx *site_e; /* the context cache's entry of the current context */
+  uint32_t merged_of[64][2]; /* cidx -> its merged variant, this incarnation (site.c) */
+  rd_pck pck[1u << RD_PCK_BITS];
   int ignore_accesses, ignore_sync, disabled;
   int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */

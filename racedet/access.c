@@ -20,34 +20,16 @@
 
 #include "racedet.h"
 
-/* The access's context handle and its pc relative to the context's
- * function: what a site stands for (rd_site interns it). */
-static inline uint64_t make_w1(dc_thread *t, uintptr_t pc) {
-  uint32_t h = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
-  uintptr_t base = dc_node_at(t->node)->pc;
-  int64_t d = (int64_t)(pc - base);
-  uint32_t delta = (d > -RD_DELTA_LIMIT && d < RD_DELTA_LIMIT)
-                       ? (uint32_t)d & (RD_DELTA_MERGED - 1)
-                       : RD_DELTA_UNKNOWN;
-  return (uint64_t)h | ((uint64_t)delta << 32);
-}
-
-/* pc back from a site's w1 */
-static uintptr_t cell_pc(uint64_t w1) {
-  const rd_ctxrec *c = rd_ctx_get((uint32_t)w1);
-  uint32_t delta = (uint32_t)(w1 >> 32);
-  if (!c || (delta & RD_DELTA_UNKNOWN)) return 0;
-  /* the 30-bit offset, sign-extended */
-  return dc_node_at(c->node)->pc + (uintptr_t)(intptr_t)((int32_t)(delta << 2) >> 2);
-}
-
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur);
 
 /* Report the race of the current access with the previous one, whose cell
  * held prev. */
 DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
                               uint64_t prev) {
-  const uint64_t w1 = rd_cell_w1(prev);
+  uint32_t prev_ctx = 0;
+  uintptr_t prev_pc = 0;
+  int prev_merged = 0;
+  rd_cell_site(prev, &prev_ctx, &prev_pc, &prev_merged);
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
@@ -58,8 +40,7 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                       .is_atomic = !!(prev & SH_ATOMIC),
                       .freed = !!(prev & SH_FREED),
                       .size = sh_size(prev), .addr = base + sh_off(prev),
-                      .pc = w1 ? cell_pc(w1) : 0, .ctx = (uint32_t)w1,
-                      .pc_merged = !!((w1 >> 32) & RD_DELTA_MERGED)};
+                      .pc = prev_pc, .ctx = prev_ctx, .pc_merged = prev_merged};
   rd_report_race(&c, &p);
 }
 
@@ -206,21 +187,16 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
  * returns the merged cell, or 0.  No race is lost: a later access that
  * races with either races with the union.  The cell keeps its first pc;
  * when another instruction's access joins it, its site is the first one's
- * marked merged, and a report says that this pc is the first of several
- * (RD_DELTA_MERGED).  The same context handle means the same function,
- * except under capture=stackwalk (a frame-pointer walk from a leaf that
- * keeps no frame is its caller's): there only the same pc merges.  p is of
- * this thread's epoch, so its site is in the current incarnation's table. */
-static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint64_t w1,
-                              uint32_t site) {
-  const uint32_t had_site = SH_SITE(p);
-  if (had_site == site) return p | (cur & 0xff);
-  const uint64_t had = rd_own_w1(r, had_site);
-  if ((uint32_t)had != (uint32_t)w1 || ((had >> 32) & RD_DELTA_UNKNOWN) ||
-      dc_capture_mode == DC_CAPTURE_STACKWALK)
-    return 0;
-  const uint64_t m = had | (uint64_t)RD_DELTA_MERGED << 32;
-  return sh_with_site(p | (cur & 0xff), m == had ? had_site : rd_site(r, m));
+ * marked merged, and a report says that this pc is the first of several.
+ * The same context handle means the same function, except under
+ * capture=stackwalk (a frame-pointer walk from a leaf that keeps no frame
+ * is its caller's): there only the same pc merges.  p is of this thread's
+ * epoch, so its site is of the current incarnation. */
+static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
+  const uint32_t had = SH_SITE(p);
+  if (had == site) return p | (cur & 0xff);
+  if (dc_capture_mode == DC_CAPTURE_STACKWALK || !rd_site_same_ctx(r, had, site)) return 0;
+  return sh_with_site(p | (cur & 0xff), rd_site_merged(r, had));
 }
 
 /* Check the access against granule g (c: the cells as seen; plane B's as 0
@@ -237,12 +213,10 @@ static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint64_t w
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                           uint64_t flags, uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
-  /* the table of sites is nearly full: a new incarnation first (a tick,
-   * so nothing this thread recorded covers the access any more) */
-  if (dc_unlikely(r->sites_full)) {
-    rd_sites_renew(r);
-    b_used = -1;
-  }
+  /* the table of sites is nearly full: a new incarnation first (a new
+   * epoch, not a release: what this thread recorded since its last release
+   * still covers what it did, sh_covers) */
+  if (dc_unlikely(r->sites_full)) rd_sites_renew(r);
   const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
   sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
@@ -250,7 +224,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
    * its bit says it may hold something (shadow.h) */
   c[0] = sh_load(cell[0]);
   c[1] = sh_load(cell[1]);
-  if (!looked && (sh_covers(c[0], cur) || sh_covers(c[1], cur))) return -1;
+  if (!looked && (sh_covers(c[0], cur, r->floorw) || sh_covers(c[1], cur, r->floorw))) return -1;
   /* The most common case here: this thread's own cell in plane A with these
    * bytes and this kind, from an earlier epoch (the first access after a
    * release), and plane B empty.  Only the other plane-A cell can conflict;
@@ -262,7 +236,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (own >= 0 && !b_used) {
     c[2] = c[3] = 0;
     if (dc_unlikely(conflicts(r, c[own ^ 1], cur))) race_with(t, addr, cur, pc, c[own ^ 1]);
-    const uint32_t site = rd_site(r, make_w1(t, pc));
+    const uint32_t site = rd_site_of(t, pc);
     publish(t, &g->c[own], &c[own], cur | (uint64_t)site << SH_SITE_SHIFT, addr, cur, pc);
     return own;
   }
@@ -272,14 +246,14 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (b_used) {
     c[2] = sh_load(cell[2]);
     c[3] = sh_load(cell[3]);
-    if (!looked && (sh_covers(c[2], cur) || sh_covers(c[3], cur))) return -1;
+    if (!looked && (sh_covers(c[2], cur, r->floorw) || sh_covers(c[3], cur, r->floorw)))
+      return -1;
     n = SH_CELLS;
   }
 #pragma GCC unroll 4
   for (int i = 0; i < n; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race_with(t, addr, cur, pc, c[i]);
-  const uint64_t w1 = make_w1(t, pc);
-  const uint32_t site = rd_site(r, w1);
+  const uint32_t site = rd_site_of(t, pc);
   const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
   if (own >= 0) { /* as above, with plane B in use */
     publish(t, cell[own], &c[own], w, addr, cur, pc);
@@ -291,17 +265,16 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
    * it into that cell (merged).  The merged cell may now cover others of
    * this thread's, which it clears: each held cell is a cell that a third
    * access will not find free. */
-  if (!((w1 >> 32) & RD_DELTA_UNKNOWN))
 #pragma GCC unroll 4
-    for (int i = 0; i < n; i++)
-      if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
-        const uint64_t m = merged(r, c[i], cur, w1, site);
-        if (!m) continue;
-        publish(t, cell[i], &c[i], m, addr, cur, pc);
-        for (int k = 0; k < n; k++)
-          if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
-        return i;
-      }
+  for (int i = 0; i < n; i++)
+    if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
+      const uint64_t m = merged(r, c[i], cur, site);
+      if (!m) continue;
+      publish(t, cell[i], &c[i], m, addr, cur, pc);
+      for (int k = 0; k < n; k++)
+        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
+      return i;
+    }
   /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
    * and in each plane start at a per-thread index, so that two threads
    * storing at the same moment take different cells */
@@ -366,7 +339,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       if (stop > (end & ~(uintptr_t)7)) stop = end & ~(uintptr_t)7;
       sh_granule *g = sh_granule_of(addr);
       if (g)
-        while (addr < stop && sh_recorded(g, whole)) g++, addr += 8;
+        while (addr < stop && sh_recorded(g, whole, t->rd.floorw)) g++, addr += 8;
       if (addr == stop) continue;
     }
     uintptr_t gend = (addr | 7) + 1;
@@ -408,7 +381,7 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
     unsigned off = (unsigned)addr & 7, left = size;
     for (;;) {
       unsigned n = 8 - off < left ? 8 - off : left;
-      if (!sh_recorded(g, kind | sh_bytes(off, n))) break;
+      if (!sh_recorded(g, kind | sh_bytes(off, n), t->rd.floorw)) break;
       if (!(left -= n)) return;
       g++, off = 0;
     }

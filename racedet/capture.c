@@ -110,13 +110,11 @@ __attribute__((noinline)) static uint32_t sw_walk(const dc_thread *t, uintptr_t 
   return n;
 }
 
-/* The base a cell's pc delta is taken from must be a graph node, and the
- * stack does not name the accessing function (its pc is in the cell): a
- * node in the middle of the window of the innermost return address, twice
- * as wide as the delta's reach (RD_DELTA_LIMIT, 512 MiB), so any pc within
- * that reach of the caller's window centre fits the delta. */
-#define WINDOW_BITS 30 /* 2 * RD_DELTA_LIMIT */
-_Static_assert(((uintptr_t)1 << (WINDOW_BITS - 1)) == RD_DELTA_LIMIT, "anchor window");
+/* A cell's pc is numbered under a graph node (site.c), and the stack does
+ * not name the accessing function (its pc is in the cell): any node that
+ * the same pc always gets will do, the node of the middle of a 1 GiB window
+ * of the innermost return address. */
+#define WINDOW_BITS 30
 static _Atomic uint64_t anchors[16]; /* (window + 1) << 32 | node */
 static uint32_t anchor_node(uintptr_t pc) {
   uint64_t w = pc >> WINDOW_BITS;

@@ -11,8 +11,8 @@ const char *rd_capture_name(void); /* "dacce", "stackwalk" or "cct" */
 
 /* rd_ctx_handle in the ablation modes: the handle of the calling thread's
  * context, a stack-table id (stackwalk) or a tree node (cct), with the held
- * mutexes, interned like DACCE snapshots.  Sets t->node to the base the pc
- * delta of the access is taken from (make_w1 reads it next). */
+ * mutexes, interned like DACCE snapshots.  Sets t->node to the node the
+ * access's pc is numbered under (rd_site_of reads it next, site.c). */
 uint32_t rd_capture_handle(dc_thread *t);
 /* rd_thread.c: intern {c, the thread's held set} through the thread's cache */
 uint32_t rd_ctx_intern(dc_thread *t, const dacce_ctx *c);

@@ -16,14 +16,6 @@
 #include "report_words.h"
 
 enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
-/* A site's pc, in the high half of its w1 (make_w1 in access.c; the low
- * half is the context handle): a signed 30-bit offset from its context's
- * function (bits 0-29), or unknown (too far from it); merged: the cell also
- * holds accesses by other instructions of that function in the same
- * context, and this pc is the first of them (access.c). */
-#define RD_DELTA_UNKNOWN 0x80000000u
-#define RD_DELTA_MERGED 0x40000000u
-#define RD_DELTA_LIMIT (1 << 29)
 
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
@@ -56,15 +48,16 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
       const rd_thread *r = &t->rd;
       const uint64_t cur =
           r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
-      if (dc_likely(sh_covers_as(sh_load(&g->c[0]), cur, is_write)) ||
-          sh_covers_as(sh_load(&g->c[1]), cur, is_write))
+      const uint64_t floorw = r->floorw;
+      if (dc_likely(sh_covers_as(sh_load(&g->c[0]), cur, floorw, is_write)) ||
+          sh_covers_as(sh_load(&g->c[1]), cur, floorw, is_write))
         return;
       /* plane B where its bit is set: two threads that each read a granule
        * through two loads fill all four cells, and the one whose cells are
        * in plane B finds them here (a fast path that read plane A only sent
        * it to the full check on every access: interp 6.5 -> 10 s) */
-      if (sh_b_used(g) && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, is_write) ||
-                           sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, is_write)))
+      if (sh_b_used(g) && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
+                           sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write)))
         return;
       granule(t, g, addr, size, is_write, pc);
       return;
@@ -114,6 +107,8 @@ void rd_vc_free(rd_vc *v);
 static inline uint32_t rd_vc_get(const rd_vc *v, uint32_t tid) { return tid < v->n ? v->c[tid] : 0; }
 
 /* ------------------------------------------------------------ threads (rd_thread.c) */
+/* The interned handle of the calling thread's current context. */
+uint32_t rd_ctx_handle(dc_thread *t);
 rd_thread *rd_cur(void);         /* detector state of the calling thread */
 void rd_thread_start(dc_thread *t); /* called when a thread's state is made */
 /* after its end was released (thread_end.c) */
@@ -124,28 +119,55 @@ uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch);
 /* advance own epoch (after a release); a thread whose slot has no epochs
  * left moves to another slot */
 void rd_tick(rd_thread *r);
-/* Sites: a cell's access context and pc (make_w1 in access.c) as an index
- * into the table of the incarnation its slot and epoch name (rd_thread.c). */
-uint32_t rd_site_slow(rd_thread *r, uint64_t w1, rd_site_ent *e);
-static inline uint32_t rd_site(rd_thread *r, uint64_t w1) {
-  rd_site_ent *e = &r->scache[(w1 * 0x9E3779B97F4A7C15ull) >> r->scache_shift];
-  return dc_likely(e->w1 == w1) ? e->site : rd_site_slow(r, w1, e);
-}
-void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
-uint64_t rd_cell_w1(uint64_t cell);  /* a cell's context and pc, or 0 when unknown */
-uint64_t rd_own_w1(const rd_thread *r, uint32_t site); /* a site of r's current incarnation */
 /* The held set changed by one lock or unlock of m (held[] already updated;
  * n_before: nheld before): its id from the thread's cache of such changes,
  * or interned at the next access. */
 void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before);
-/* The interned handle of the calling thread's current context. */
-uint32_t rd_ctx_handle(dc_thread *t);
+/* Sites (site.c): a cell's access context and pc, as an entry of the table
+ * of the incarnation its slot and epoch name (cidx) and the pc's index in
+ * its function (k): site = cidx << RD_SITE_K_BITS | k. */
+#define RD_SITE_K_BITS 6
+uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc);
+uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k);
+/* The site of an access of the calling thread at pc, now.  The context's
+ * entry is looked up once per function invocation; the pc's index in a
+ * small cache. */
+static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
+  rd_thread *r = &t->rd;
+  const uint32_t ctx = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
+  const uint32_t node = t->node; /* after rd_ctx_handle: the capture modes set it */
+  pc += !pc; /* an unknown pc (0) is numbered as 1: 0 marks empty entries (site.c) */
+  rd_pck *e = &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
+  const uint32_t k = dc_likely(e->pc == pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
+  if (dc_likely(ctx == r->site_ctx && k < (1u << RD_SITE_K_BITS)))
+    return r->site_c0 << RD_SITE_K_BITS | k;
+  return rd_site_slow(r, ctx, k);
+}
+/* site with its entry marked merged (it is r's, of its current incarnation) */
+uint32_t rd_site_merged(rd_thread *r, uint32_t site);
+int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b); /* both r's */
+void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
+/* A cell's context handle and pc (0 when unknown: returns 0), and whether
+ * the cell merged accesses by several pcs, the first of which is pc. */
+int rd_cell_site(uint64_t cell, uint32_t *ctx, uintptr_t *pc, int *merged);
+/* site.c's side of incarnations (rd_thread.c) */
+rd_sites *rd_sites_new(void);
+void rd_sites_begin(rd_thread *r, rd_sites *s);
+void rd_sites_end(rd_thread *r);
+int rd_site_decode(const rd_sites *s, uint32_t site, uint32_t *ctx, uintptr_t *pc, int *merged);
+void rd_sites_init(void);
 /* Context handles: the interned snapshots the shadow refers to. */
 typedef struct rd_ctxrec {
   uint64_t id;
   uint32_t node, cc, ts, thread;
   uint32_t locks; /* interned set of mutexes held (0 = none) */
+  /* not part of the key: written by its thread alone (a context handle
+   * names one thread), its entry in the table of sites of incarnation cinc
+   * (site.c) */
+  uint32_t cinc, cidx;
 } rd_ctxrec;
+/* The context's entry in its thread's table of sites (site.c). */
+void rd_ctx_set_cidx(uint32_t handle, uint32_t inc, uint32_t cidx);
 const rd_ctxrec *rd_ctx_get(uint32_t handle);
 /* Mutex sets: what a thread held at an access (low bit: read-locked). */
 typedef struct rd_lockset {
@@ -192,7 +214,7 @@ typedef struct rd_access_desc {
   unsigned size;
   uintptr_t addr, pc;
   uint32_t ctx; /* context handle (0 = unknown) */
-  int pc_merged; /* pc is the first of several merged accesses (RD_DELTA_MERGED) */
+  int pc_merged; /* pc is the first of several merged accesses (site.c) */
   int is_vptr;   /* the current access is to a vptr (rd_vptr_access) */
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);

@@ -27,6 +27,7 @@ void rd_init(void) {
   dc_index_init(&ctx_index, 12);
   dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
   slots_init();
+  rd_sites_init();
   atomic_store(&lock_tab.n, 1);
   dc_index_init(&lock_index, 8);
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
@@ -66,6 +67,12 @@ static uint32_t intern_lockset(const rd_lockset *k) {
   return i;
 }
 
+void rd_ctx_set_cidx(uint32_t h, uint32_t inc, uint32_t cidx) {
+  rd_ctxrec *rec = dc_vec_at(&ctx_tab, h);
+  rec->cinc = inc;
+  rec->cidx = cidx;
+}
+
 const rd_ctxrec *rd_ctx_get(uint32_t h) {
   if (!h || h >= atomic_load_explicit(&ctx_tab.n, memory_order_acquire)) return 0;
   return dc_vec_at(&ctx_tab, h);
@@ -76,8 +83,12 @@ static int rec_eq(const rd_ctxrec *a, const rd_ctxrec *b) {
          a->thread == b->thread && a->locks == b->locks;
 }
 
+/* the key of a context record: everything before cinc (no padding) */
+#define CTX_KEY offsetof(rd_ctxrec, cinc)
+_Static_assert(CTX_KEY == 28, "rd_ctxrec's key is its first 28 bytes");
+
 static uint32_t intern(const rd_ctxrec *k) {
-  uint64_t h = dc_hash(k, sizeof *k);
+  uint64_t h = dc_hash(k, CTX_KEY);
   for (int locked = 0;; locked = 1) {
     const dc_itab *t = dc_index_tab(&ctx_index);
     uint32_t pos = (uint32_t)(h >> 32), i;
@@ -147,17 +158,32 @@ static inline __attribute__((always_inline)) uint32_t handle_of(dc_thread *t, da
   rd_ictx *e = &r->ictx[(uint32_t)(((c.id ^ ((uint64_t)c.node << 20) ^ ((uint64_t)c.cc << 40) ^
                                       ((uint64_t)r->lockset << 52)) *
                                      0x9E3779B97F4A7C15ull) >> (64 - RD_ICTX_BITS))];
+  /* the entry also keeps the context's entry in the table of sites, which
+   * the first store of the invocation then finds here (site.c) */
+  r->site_e = e;
   if (e->handle && e->id == c.id && e->node == c.node && e->cc == c.cc && e->ts == c.ts &&
-      e->locks == r->lockset)
+      e->locks == r->lockset) {
+    if (e->cinc != r->inc) { /* the record may have it (an entry made meanwhile) */
+      const rd_ctxrec *rec = dc_vec_at(&ctx_tab, e->handle);
+      e->cinc = rec->cinc;
+      e->cidx = rec->cidx;
+    }
+    if (e->cinc == r->inc) {
+      r->site_ctx = e->handle;
+      r->site_c0 = e->cidx;
+    }
     return e->handle;
-  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset};
+  }
+  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset, 0, 0};
   uint32_t h = intern(&k);
-  e->id = c.id;
-  e->node = c.node;
-  e->cc = c.cc;
-  e->ts = c.ts;
-  e->locks = r->lockset;
-  e->handle = h;
+  /* the record, just compared or written, has the entry if it was made in
+   * this incarnation */
+  const rd_ctxrec *rec = dc_vec_at(&ctx_tab, h);
+  *e = (rd_ictx){c.id, c.node, c.cc, c.ts, r->lockset, h, rec->cinc, rec->cidx};
+  if (rec->cinc == r->inc) {
+    r->site_ctx = h;
+    r->site_c0 = rec->cidx;
+  }
   return h;
 }
 
@@ -179,7 +205,8 @@ static inline dc_thread *thread_of(rd_thread *r) {
 }
 static void move_slot(rd_thread *r);
 
-void rd_tick(rd_thread *r) {
+/* The next epoch; a thread whose slot has none left moves to another. */
+static void advance(rd_thread *r) {
   if (dc_unlikely(r->epoch >= SH_MAX_EPOCH)) { /* the slot's epochs are used up */
     move_slot(r);
     return;
@@ -187,6 +214,13 @@ void rd_tick(rd_thread *r) {
   r->epoch++;
   r->vc.c[r->tid] = r->epoch;
   r->self = sh_self(r->tid, r->epoch);
+}
+
+/* After a release: the thread's cells from before it no longer stand for
+ * its accesses from now on (sh_covers). */
+void rd_tick(rd_thread *r) {
+  advance(r);
+  r->floorw = sh_self(0, r->epoch);
 }
 
 /* ------------------------------------------------------------ thread slots
@@ -218,7 +252,7 @@ void rd_tick(rd_thread *r) {
  * so that a cell's (slot, epoch) names its thread and its table of sites. */
 typedef struct slot_rec {
   uint32_t start_epoch, serial, prev; /* prev: index of the occupant before, 0 none */
-  struct rd_sites *sites;
+  rd_sites *sites;                    /* the contexts of its cells' sites (site.c) */
 } slot_rec;
 static dc_vec slot_recs;                         /* slot_rec; 0 unused */
 static _Atomic uint32_t slot_head[SH_MAX_TID + 1]; /* newest occupant's record */
@@ -261,105 +295,10 @@ static void slot_release(uint32_t tid, uint32_t final) {
   dc_unlock(&slot_lock);
 }
 
-/* ------------------------------------------------------------ sites
- * A cell's site is its access's context handle and pc (the word make_w1
- * builds in access.c) interned in a table of the incarnation that the
- * cell's (slot, epoch) names.  Only that thread appends to it, so interning
- * takes no lock; readers (reports, other threads) find an entry by its index
- * below the published count, and entries never move: chunk k holds 64 << k
- * of them.  The owner finds a site by its own private hash index.  A table
- * that fills up ends the incarnation: the thread's next slow path ticks and
- * starts another, on the same slot (access.c). */
-#define SITE_CHUNKS 14
-#define SITE_LIMIT (64u * ((1u << SITE_CHUNKS) - 1))
-#define SITE_RESERVE 64u /* a slow path interns at most two sites after it checked */
-_Static_assert(SITE_LIMIT - 1 <= SH_MAX_SITE, "a site index fits its cell field");
-typedef struct rd_sites {
-  _Atomic(uint64_t *) chunk[SITE_CHUNKS];
-  _Atomic uint32_t n; /* entries 1 .. n-1 hold sites; 0 is no site */
-} rd_sites;
-
-static inline uint32_t site_chunk(uint32_t i, uint32_t *off) {
-  uint32_t k = 31u - (uint32_t)__builtin_clz(i / 64 + 1);
-  *off = i - 64u * ((1u << k) - 1);
-  return k;
-}
-
-static uint64_t site_get(const rd_sites *s, uint32_t i) {
-  if (!s || !i || i >= atomic_load_explicit(&s->n, memory_order_acquire)) return 0;
-  uint32_t off, k = site_chunk(i, &off);
-  return atomic_load_explicit(&s->chunk[k], memory_order_acquire)[off];
-}
-
-/* The owner's index of its table: open addressing over site numbers (4
- * bytes, half full at most), compared through the table; a direct-mapped
- * cache of (w1, site) pairs sits in front of it (rd_site).  SQLite's
- * threads intern about 100,000 sites each (contexts, held mutexes and pcs):
- * an index of 16-byte pairs was 4 MB per thread, missed the cache at every
- * lookup (17% of the run) and took back the memory the 8-byte cell saved.
- * The cache starts at RD_SCACHE_MIN entries (most threads have a few
- * hundred sites) and grows 4-fold each time it has missed 4 times its size
- * since it last grew, up to RD_SCACHE_MAX: SQLite's 25 million lookups per
- * thread missed 9.7 million times at 256 entries, 5.0 at 1024 and 2.0 at
- * 4096. */
-static inline uint32_t sidx_home(uint64_t w1, uint32_t cap) {
-  return (uint32_t)((w1 * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-static void sidx_grow(rd_thread *r) {
-  const uint32_t cap = r->sidx_cap ? r->sidx_cap * 2 : 1024;
-  uint32_t *x = dc_alloc((size_t)cap * sizeof *x);
-  for (uint32_t i = 0; i < r->sidx_cap; i++) {
-    const uint32_t site = r->sidx[i];
-    if (!site) continue;
-    uint32_t j = sidx_home(site_get(r->sites, site), cap);
-    while (x[j]) j = (j + 1) & (cap - 1);
-    x[j] = site;
-  }
-  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
-  r->sidx = x;
-  r->sidx_cap = cap;
-}
-
-static void scache_size(rd_thread *r, uint32_t entries) {
-  const uint32_t had = r->scache ? 1u << (64 - r->scache_shift) : 0;
-  dc_free(r->scache, (size_t)had * sizeof *r->scache);
-  r->scache = dc_alloc((size_t)entries * sizeof *r->scache); /* zeroed */
-  r->scache_shift = 64 - (uint32_t)__builtin_ctz(entries);
-  r->scache_misses = 0;
-}
-
-DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint64_t w1, rd_site_ent *e) {
-  if (dc_unlikely(++r->scache_misses > 4u << (64 - r->scache_shift)) &&
-      (1u << (64 - r->scache_shift)) < RD_SCACHE_MAX) {
-    scache_size(r, 4u << (64 - r->scache_shift));
-    e = &r->scache[(w1 * 0x9E3779B97F4A7C15ull) >> r->scache_shift];
-  }
-  if ((r->sidx_n + 1) * 2 > r->sidx_cap) sidx_grow(r);
-  uint32_t j = sidx_home(w1, r->sidx_cap), site;
-  for (; (site = r->sidx[j]); j = (j + 1) & (r->sidx_cap - 1))
-    if (site_get(r->sites, site) == w1) return *e = (rd_site_ent){w1, site, 0}, site;
-  rd_sites *s = r->sites;
-  site = atomic_load_explicit(&s->n, memory_order_relaxed);
-  uint32_t off, k = site_chunk(site, &off);
-  uint64_t *c = atomic_load_explicit(&s->chunk[k], memory_order_relaxed);
-  if (!c) {
-    c = dc_alloc((size_t)(64u << k) * sizeof *c);
-    atomic_store_explicit(&s->chunk[k], c, memory_order_release);
-  }
-  c[off] = w1;
-  atomic_store_explicit(&s->n, site + 1, memory_order_release);
-  if (site + 1 >= SITE_LIMIT - SITE_RESERVE) r->sites_full = 1;
-  r->sidx[j] = site;
-  r->sidx_n++;
-  return *e = (rd_site_ent){w1, site, 0}, site;
-}
-
 /* A new incarnation of the thread on its slot from its current epoch on:
  * a record with an empty table of sites. */
 static void begin_incarnation(rd_thread *r) {
-  rd_sites *s = dc_alloc(sizeof *s);
-  atomic_store_explicit(&s->n, 1, memory_order_relaxed);
+  rd_sites *s = rd_sites_new();
   dc_lock(&slot_lock);
   uint32_t i = atomic_load_explicit(&slot_recs.n, memory_order_relaxed);
   if (i >= DC_MAX_THREADS) dc_die("dacce: too many threads\n");
@@ -370,19 +309,14 @@ static void begin_incarnation(rd_thread *r) {
   atomic_store_explicit(&slot_head[r->tid], i, memory_order_release);
   dc_unlock(&slot_lock);
   r->inc = i;
-  r->sites = s;
-  r->sites_full = 0;
-  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
-  r->sidx = 0;
-  r->sidx_cap = r->sidx_n = 0;
-  scache_size(r, RD_SCACHE_MIN);
+  rd_sites_begin(r, s);
 }
 
 /* The table of sites is nearly full: tick, and a new incarnation (rd_tick
  * may have begun one already, on another slot). */
 void rd_sites_renew(rd_thread *r) {
   const uint32_t inc = r->inc;
-  rd_tick(r);
+  advance(r); /* not a release: the floor stays */
   if (r->inc == inc && !r->disabled) begin_incarnation(r);
 }
 
@@ -403,17 +337,17 @@ uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
   return s ? s->serial : UINT32_MAX;
 }
 
-uint64_t rd_cell_w1(uint64_t cell) {
+int rd_cell_site(uint64_t cell, uint32_t *ctx, uintptr_t *pc, int *merged) {
   const slot_rec *s = rec_at(SH_TID(cell), SH_EPOCH(cell));
-  return s ? site_get(s->sites, SH_SITE(cell)) : 0;
+  return s && rd_site_decode(s->sites, SH_SITE(cell), ctx, pc, merged);
 }
 
-uint64_t rd_own_w1(const rd_thread *r, uint32_t site) { return site_get(r->sites, site); }
-
+/* The first epoch on a slot: nothing before it is this thread's there. */
 static void set_epoch(rd_thread *r, uint32_t epoch) {
   r->epoch = epoch;
   r->vc.c[r->tid] = epoch;
   r->self = sh_self(r->tid, epoch);
+  r->floorw = sh_self(0, epoch);
 }
 
 /* Take a slot with the clock start as the creator's: the first epoch is
@@ -463,11 +397,7 @@ void rd_thread_finish(dc_thread *t) {
   rd_vc_free(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
-  dc_free(r->sidx, (size_t)r->sidx_cap * sizeof *r->sidx);
-  r->sidx = 0;
-  r->sidx_cap = r->sidx_n = 0;
-  if (r->scache) dc_free(r->scache, ((size_t)1 << (64 - r->scache_shift)) * sizeof *r->scache);
-  r->scache = 0;
+  rd_sites_end(r);
 }
 
 __attribute__((constructor)) static void ctx_locks(void) {

@@ -3,7 +3,7 @@
 #ifndef DACCE_REPORT_WORDS_H
 #define DACCE_REPORT_WORDS_H
 /* under the stack of an access whose shadow cell merged several accesses of
- * one function (racedet/access.c, RD_DELTA_MERGED) */
+ * one function (racedet/access.c, merged; racedet/site.c) */
 #define RD_MERGED_NOTE                                                                      \
   "(merged: the top frame is the first of several accesses by its function, in this "  \
   "context, to these bytes; the racing one may be on another of its lines)"

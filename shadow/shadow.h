@@ -29,15 +29,18 @@
  *   bit   8      write
  *   bit   9      atomic
  *   bit  10      freed: the block was freed (any later access is a use after free)
- *   bits 11..22  thread slot (racedet/rd_thread.c): 4096 threads alive at once
- *   bits 23..43  epoch of that slot (0 = empty cell); a slot's epochs are
- *                shared by its successive threads, and a thread that uses
- *                them up moves to a fresh slot (rd_thread.c)
- *   bits 44..63  site: the access's context and pc, interned in a table of
+ *   bits 11..30  site: the access's context and pc, interned in a table of
  *                the slot's occupant at that epoch (its incarnation,
- *                rd_thread.c), so it needs no global lock and 20 bits
- * Everything the happens-before decisions use is in bits 0..43; the site is
- * read only to merge a thread's own accesses and to report.  Before, a cell
+ *                racedet/rd_thread.c and site.c), so it needs no global lock
+ *                and 20 bits
+ *   bits 31..42  thread slot (racedet/rd_thread.c): 4096 threads alive at once
+ *   bits 43..63  epoch of that slot (0 = empty cell); a slot's epochs are
+ *                shared by its successive threads, and a thread that uses
+ *                them up moves to a fresh slot (rd_thread.c).  On top, so
+ *                that "this thread's cell since its last release" is one
+ *                compare (sh_covers_as)
+ * Everything but the site is what the happens-before decisions use; the
+ * site is read only to merge a thread's own accesses and to report.  Before, a cell
  * was 16 bytes (a header with a 32-bit epoch and 16-bit slot, and a word with
  * a global context handle and the pc): plane A alone was 4x, 321 of zstd's
  * 387 MB at its peak against clang TSan's 207 MB in all.
@@ -75,16 +78,16 @@ _Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two
 #define SH_WRITE (1ull << 8)
 #define SH_ATOMIC (1ull << 9)
 #define SH_FREED (1ull << 10)
-#define SH_TID_SHIFT 11
-#define SH_TID_BITS 12
-#define SH_EPOCH_SHIFT 23
-#define SH_EPOCH_BITS 21
-#define SH_SITE_SHIFT 44
+#define SH_SITE_SHIFT 11
 #define SH_SITE_BITS 20
-_Static_assert(SH_TID_SHIFT + SH_TID_BITS == SH_EPOCH_SHIFT &&
-                   SH_EPOCH_SHIFT + SH_EPOCH_BITS == SH_SITE_SHIFT &&
-                   SH_SITE_SHIFT + SH_SITE_BITS == 64,
-               "the cell's fields fill its word");
+#define SH_TID_SHIFT 31
+#define SH_TID_BITS 12
+#define SH_EPOCH_SHIFT 43
+#define SH_EPOCH_BITS 21
+_Static_assert(SH_SITE_SHIFT + SH_SITE_BITS == SH_TID_SHIFT &&
+                   SH_TID_SHIFT + SH_TID_BITS == SH_EPOCH_SHIFT &&
+                   SH_EPOCH_SHIFT + SH_EPOCH_BITS == 64,
+               "the cell's fields fill its word, the epoch on top");
 #define SH_MAX_TID ((1u << SH_TID_BITS) - 1)
 #define SH_MAX_EPOCH ((1u << SH_EPOCH_BITS) - 1)
 #define SH_MAX_SITE ((1u << SH_SITE_BITS) - 1)
@@ -93,8 +96,8 @@ _Static_assert(SH_TID_SHIFT + SH_TID_BITS == SH_EPOCH_SHIFT &&
 
 #define SH_MASK(w) ((unsigned)(w)&0xffu)
 #define SH_TID(w) ((unsigned)((w) >> SH_TID_SHIFT) & SH_MAX_TID)
-#define SH_EPOCH(w) ((uint32_t)((w) >> SH_EPOCH_SHIFT) & SH_MAX_EPOCH)
-#define SH_SITE(w) ((uint32_t)((w) >> SH_SITE_SHIFT))
+#define SH_EPOCH(w) ((uint32_t)((w) >> SH_EPOCH_SHIFT))
+#define SH_SITE(w) ((uint32_t)((w) >> SH_SITE_SHIFT) & SH_MAX_SITE)
 
 /* the bytes [off, off + size) of a granule, off + size <= 8 */
 static inline unsigned sh_bytes(unsigned off, unsigned size) {
@@ -123,17 +126,24 @@ static inline int sh_contiguous(uint64_t a) {
   return (m & (m + 1)) == 0;
 }
 /* Does cell c already record access cur for the detector's purposes: the
- * same thread and epoch, a superset of its bytes, the same atomicity, a
- * write if cur writes (a read is covered by a write too), a freed mark only
- * for a freed mark?  Then any later access that races with cur races with c
- * too, and storing cur would only cost a store.  The site does not matter
- * (cur has none). */
-static inline int sh_covers_as(uint64_t c, uint64_t cur, int is_write) {
-  uint64_t keep = ~(SH_SITE_FIELD | 0xffull | (is_write ? 0 : SH_WRITE));
-  return !((c ^ cur) & keep) && !(cur & ~c & 0xffu);
+ * same thread, since its last release (an epoch at least floor, the epoch
+ * after that release, as a cell's top bits: floorw), a superset of its
+ * bytes, the same atomicity, a write if cur writes (a read is covered by a
+ * write too), a freed mark only for a freed mark?  Then any later access
+ * that races with cur races with c too, and storing cur would only cost a
+ * store.  A thread's epochs between two releases are interchangeable:
+ * every clock value it publishes is the epoch of a release, so no clock
+ * holds one of them without the others.  (Epochs that are not releases:
+ * a new table of sites, rd_thread.c.)  The sites do not matter (cur has
+ * none), nor does an empty cell's thread field match only thread 0's
+ * (floorw is never 0). */
+static inline int sh_covers_as(uint64_t c, uint64_t cur, uint64_t floorw, int is_write) {
+  const uint64_t keep = ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED |
+                        (is_write ? SH_WRITE : 0);
+  return !((c ^ cur) & keep) && c >= floorw && !(cur & ~c & 0xffu);
 }
-static inline int sh_covers(uint64_t c, uint64_t cur) {
-  return sh_covers_as(c, cur, (cur & SH_WRITE) != 0);
+static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
+  return sh_covers_as(c, cur, floorw, (cur & SH_WRITE) != 0);
 }
 /* Do two cells name the same access but for bytes and site: thread, epoch,
  * kind? */
@@ -213,12 +223,12 @@ static inline void sh_b_mark(const sh_granule *g) {
 /* Does a cell of granule g already cover access cur (sh_covers)?  Plane A,
  * then plane B only where its bit is set: the check the inline fast path and
  * ranges make before the full one. */
-static inline int sh_recorded(sh_granule *g, uint64_t cur) {
+static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
   for (int i = 0; i < SH_CELLS_A; i++)
-    if (sh_covers(sh_load(&g->c[i]), cur)) return 1;
+    if (sh_covers(sh_load(&g->c[i]), cur, floorw)) return 1;
   if (!sh_b_used(g)) return 0;
   for (int i = SH_CELLS_A; i < SH_CELLS; i++)
-    if (sh_covers(sh_load(sh_cell_at(g, i)), cur)) return 1;
+    if (sh_covers(sh_load(sh_cell_at(g, i)), cur, floorw)) return 1;
   return 0;
 }
 

@@ -35,6 +35,16 @@ static uint64_t only_cell(const void *p) {
   return cells(p, &bytes, &w) == 1 ? w : 0;
 }
 
+/* a cell's decoded site: "ctx pc merged", or "?" */
+static const char *site_str(uint64_t cell, char *buf) {
+  uint32_t ctx;
+  uintptr_t at;
+  int m;
+  if (!rd_cell_site(cell, &ctx, &at, &m)) return "?";
+  snprintf(buf, 64, "%u %lx %d", ctx, (unsigned long)at, m);
+  return buf;
+}
+
 /* Is the page of p in memory (mincore)? */
 static int resident(const void *p) {
   unsigned char v = 0;
@@ -133,15 +143,25 @@ int main(void) {
         "the read keeps bytes 4-7, the write has 0-3: %llx %llx", (unsigned long long)c0,
         (unsigned long long)c1);
   const sh_cell *wcell = sh_cell_at(g, (c0 & SH_WRITE) ? 0 : 1);
-  const uint64_t w1_first = rd_cell_w1(sh_load(wcell));
-  CHECK(w1_first && !((w1_first >> 32) & RD_DELTA_MERGED), "one write: not merged");
+  uint32_t ctx_first = 0;
+  uintptr_t pc_first = 0;
+  int m_first = 1;
+  CHECK(rd_cell_site(sh_load(wcell), &ctx_first, &pc_first, &m_first) && pc_first == pc + 1 &&
+            !m_first,
+        "one write: its pc, not merged");
   rd_access((uintptr_t)mem + 108, 4, 1, pc + 2);
   CHECK(cells(mem + 104, &bytes, &w0) == 1 && !sh_b_used(g), "second half written: %d cells",
         cells(mem + 104, &bytes, &w0));
   CHECK(SH_MASK(w0) == 0xff && (w0 & SH_WRITE), "one write of all bytes left: %llx",
         (unsigned long long)w0);
-  CHECK(sh_load(wcell) == w0 && rd_cell_w1(w0) == (w1_first | (uint64_t)RD_DELTA_MERGED << 32),
-        "in the first write's cell, with its pc, marked merged");
+  {
+    uint32_t ctx = 0;
+    uintptr_t at = 0;
+    int m = 0;
+    CHECK(sh_load(wcell) == w0 && rd_cell_site(w0, &ctx, &at, &m) && ctx == ctx_first &&
+              at == pc_first && m,
+          "in the first write's cell, with its context and pc, marked merged");
+  }
 
   /* sh_touch_ahead: a store into a granule in the first or last cache line
    * of its shadow page write-faults the page before or after it, and never
@@ -165,22 +185,27 @@ int main(void) {
     CHECK(!resident((char *)r + SH_PLANE), "plane B's first page untouched");
   }
 
-  /* covering: the same thread and epoch, a superset of the bytes, a write
-   * for a write, the same atomicity, freed marks only for freed marks */
+  /* covering: the same thread since its last release (floor), a superset
+   * of the bytes, a write for a write, the same atomicity, freed marks only
+   * for freed marks */
   {
+    const uint64_t f9 = sh_self(0, 9), f10 = sh_self(0, 10);
     uint64_t w = sh_make(0xff, SH_WRITE, 3, 9, 0), rd = sh_make(0x0f, 0, 3, 9, 0);
-    CHECK(sh_covers(sh_with_site(w, 77), rd), "a write covers a read of some of its bytes");
-    CHECK(sh_covers(sh_with_site(rd, 5), sh_make(0x0f, 0, 3, 9, 6)),
+    CHECK(sh_covers(sh_with_site(w, 77), rd, f9), "a write covers a read of some of its bytes");
+    CHECK(sh_covers(sh_with_site(rd, 5), sh_make(0x0f, 0, 3, 9, 6), f9),
           "whatever the sites of the two");
-    CHECK(!sh_covers(rd, sh_make(0x0f, SH_WRITE, 3, 9, 0)), "a read does not cover a write");
-    CHECK(!sh_covers(rd, sh_make(0x1f, 0, 3, 9, 0)), "nor more bytes");
-    CHECK(!sh_covers(w, sh_make(0x0f, 0, 3, 10, 0)), "nor another epoch");
-    CHECK(!sh_covers(w, sh_make(0x0f, 0, 4, 9, 0)), "nor another thread");
-    CHECK(!sh_covers(w, sh_make(0x0f, SH_ATOMIC, 3, 9, 0)), "nor an atomic access");
-    CHECK(!sh_covers(w | SH_FREED, rd), "a freed mark covers no access");
-    CHECK(sh_covers(w | SH_FREED, sh_make(0x0f, SH_WRITE | SH_FREED, 3, 9, 0)),
+    CHECK(!sh_covers(rd, sh_make(0x0f, SH_WRITE, 3, 9, 0), f9), "a read does not cover a write");
+    CHECK(!sh_covers(rd, sh_make(0x1f, 0, 3, 9, 0), f9), "nor more bytes");
+    CHECK(sh_covers(w, sh_make(0x0f, 0, 3, 10, 0), f9),
+          "a later epoch with no release between: covered");
+    CHECK(!sh_covers(w, sh_make(0x0f, 0, 3, 10, 0), f10), "an epoch before the last release: not");
+    CHECK(!sh_covers(w, sh_make(0x0f, 0, 4, 9, 0), f9), "nor another thread");
+    CHECK(!sh_covers(w, sh_make(0x0f, SH_ATOMIC, 3, 9, 0), f9), "nor an atomic access");
+    CHECK(!sh_covers(w | SH_FREED, rd, f9), "a freed mark covers no access");
+    CHECK(sh_covers(w | SH_FREED, sh_make(0x0f, SH_WRITE | SH_FREED, 3, 9, 0), f9),
           "but a freed mark");
-    CHECK(!sh_covers(0, sh_make(0x01, 0, 0, 1, 0)), "an empty cell covers nothing");
+    CHECK(!sh_covers(0, sh_make(0x01, 0, 0, 1, 0), sh_self(0, 1)),
+          "an empty cell covers nothing, not even thread 0's access");
   }
 
   /* a large reset gives whole bitmap pages and their plane B back, and
@@ -252,14 +277,36 @@ int main(void) {
     const uint64_t a = only_cell(q);
     const uint64_t b = only_cell(q + 8);
     const uint64_t c = only_cell(q + 16);
-    const uint64_t wa = rd_cell_w1(a), wb = rd_cell_w1(b);
     CHECK(SH_SITE(a) && SH_SITE(a) == SH_SITE(c) && SH_SITE(a) != SH_SITE(b),
           "one site per instruction and context: %u %u %u", SH_SITE(a), SH_SITE(b),
           SH_SITE(c));
-    CHECK((uint32_t)wa == t->ctx_handle && (uint32_t)wb == t->ctx_handle &&
-              (wa >> 32) + 0x10 == (wb >> 32),
-          "sites resolve to the context and the pcs: %llx %llx", (unsigned long long)wa,
-          (unsigned long long)wb);
+    uint32_t ca = 0, cb = 0;
+    uintptr_t pa = 0, pb = 0;
+    int ma = 1, mb = 1;
+    CHECK(rd_cell_site(a, &ca, &pa, &ma) && rd_cell_site(b, &cb, &pb, &mb) &&
+              ca == t->ctx_handle && cb == ca && pa == pc + 0x10 && pb == pc + 0x20 && !ma && !mb,
+          "sites resolve to the context and the pcs");
+    /* more pcs in one function than a page of k holds (64): each still
+     * resolves to its own pc */
+    int exact = 0;
+    for (unsigned i = 0; i < 80; i++) {
+      unsigned char *x = mem + 224 + (i % 4) * 8;
+      sh_reset((uintptr_t)x, 8);
+      rd_access((uintptr_t)x, 4, 1, pc + 0x1000 + i);
+      uint32_t cx = 0;
+      uintptr_t px = 0;
+      int mx = 1;
+      exact += rd_cell_site(only_cell(x), &cx, &px, &mx) && cx == ca && px == pc + 0x1000 + i;
+    }
+    CHECK(exact == 80, "%d of 80 pcs of one function resolve exactly", exact);
+    /* an access whose pc is unknown (0: some interceptors) */
+    sh_reset((uintptr_t)mem + 224, 8);
+    rd_access((uintptr_t)mem + 224, 4, 1, 0);
+    uint32_t c0 = 0;
+    uintptr_t p0 = 1;
+    int m0 = 1;
+    CHECK(rd_cell_site(only_cell(mem + 224), &c0, &p0, &m0) && c0 == ca && p0 == 0 && !m0,
+          "an unknown pc resolves to 0 with its context");
   }
 
   /* a thread whose slot's epochs are used up moves to another slot: its
@@ -285,8 +332,10 @@ int main(void) {
               rd_slot_serial(old_tid, SH_MAX_EPOCH) == t->serial &&
               rd_slot_serial(r->tid, r->epoch) == t->serial,
           "both slots name this thread");
-    CHECK(rd_cell_w1(before) && rd_cell_w1(before) == rd_cell_w1(last),
-          "old cells' sites still resolve");
+    char b1[64], b2[64];
+    CHECK(rd_cell_site(before, &(uint32_t){0}, &(uintptr_t){0}, &(int){0}) &&
+              !strcmp(site_str(before, b1), site_str(last, b2)),
+          "old cells' sites still resolve: %s / %s", site_str(before, b1), site_str(last, b2));
     const uint64_t reports = rd_reports_count();
     rd_access((uintptr_t)q, 8, 1, pc + 0x30);
     rd_access((uintptr_t)q + 8, 8, 0, pc + 0x40);
@@ -306,15 +355,23 @@ int main(void) {
     unsigned char *q = mem + 192;
     rd_access((uintptr_t)q, 4, 1, pc + 0x50);
     const uint64_t before = only_cell(q);
+    rd_access((uintptr_t)q + 16, 8, 1, pc + 0x58);
+    const uint64_t held = only_cell(q + 16);
     const uint32_t tid = r->tid, epoch = r->epoch, inc = r->inc;
     r->sites_full = 1;
     rd_access((uintptr_t)q + 8, 4, 1, pc + 0x50);
+    /* not a release: the write before the renewal still covers a read */
+    rd_access((uintptr_t)q + 20, 4, 0, pc + 0x60);
+    CHECK(held && only_cell(q + 16) == held, "covered across the renewal, nothing stored");
     const uint64_t after = only_cell(q + 8);
     CHECK(r->tid == tid && r->epoch == epoch + 1 && r->inc != inc && !r->sites_full,
           "renewed: slot %u epoch %u -> %u", r->tid, epoch, r->epoch);
-    CHECK(SH_EPOCH(after) == epoch + 1 && rd_cell_w1(after) == rd_cell_w1(before) &&
-              rd_cell_w1(before) != 0,
-          "the same context and pc in either table");
+    char b1[64], b2[64];
+    CHECK(SH_EPOCH(after) == epoch + 1 && SH_SITE(before) && SH_SITE(after) &&
+              strcmp(site_str(before, b1), "?") &&
+              !strcmp(site_str(after, b1), site_str(before, b2)),
+          "the same context and pc in either table: %s / %s", site_str(after, b1),
+          site_str(before, b2));
   }
 
   printf("%d passed, %d failed\n", passed, failed);

@@ -1,0 +1,287 @@
+/* site.c: a cell's site, the calling context and pc of its access, in the
+ * 20 bits the cell has for it (shadow.h).
+ *
+ * A site is cidx << SITE_K_BITS | k:
+ *  - k: the pc's index among the access pcs of its function (its graph
+ *    node), numbered as they are first stored, in pages of SITE_K; one table
+ *    for the whole process, read without locks.
+ *  - cidx: an entry of the table of sites of the incarnation (rd_thread.c)
+ *    that the cell's slot and epoch name: a context handle, a page of k, and
+ *    whether the cell merged accesses of several pcs (access.c).  Only its
+ *    thread appends to it, once per context and page, and finds entries by
+ *    a private index; readers (reports, from any thread) by number, since
+ *    entries never move.
+ * The first store of a function invocation looks up its context's cidx,
+ * which is then cached until the context changes (every call and return),
+ * and kept beside the context's handle in the thread's cache of contexts
+ * (rd_thread.c), where the next invocation in that context finds it; every
+ * store finds its pc's k in a per-thread cache (1024 entries).
+ *
+ * An earlier version interned each (context, pc) pair as one site: SQLite's
+ * threads made about 100,000 each, and mergesort's 3 million (every path
+ * through its recursion is a context), so a store cost a probe of a large
+ * cache that missed often, or an insert: 8% of SQLite's run and 14.5% of
+ * mergesort's, and 16 bytes of memory per pair.  Now a new context costs one
+ * entry, and a pc one entry for the whole process.
+ *
+ * A table holds 16,383 contexts; when it is nearly full the thread's next
+ * slow path ticks and begins a new incarnation (rd_sites_renew). */
+#include "racedet.h"
+
+#define SITE_K_BITS 6
+#define SITE_K (1u << SITE_K_BITS) /* pcs per page */
+#define SITE_C_LIMIT (1u << (SH_SITE_BITS - SITE_K_BITS)) /* cidx < this */
+#define SITE_RESERVE 8u /* entries a slow path may append after it checked */
+_Static_assert(SH_SITE_BITS == 20 && SITE_C_LIMIT == 16384, "site layout");
+
+/* ------------------------------------------------------------ tables of entries
+ * A table never moves: chunk k holds 64 << k entries (64 * 511 >= 16384). */
+#define SITE_CHUNKS 9
+_Static_assert(64u * ((1u << SITE_CHUNKS) - 1) >= SITE_C_LIMIT, "chunks hold every cidx");
+struct rd_sites {
+  _Atomic(uint64_t *) chunk[SITE_CHUNKS];
+  _Atomic uint32_t n; /* entries 1 .. n-1 are in use; 0 is none */
+};
+/* An entry: the context handle, the page of k, merged. */
+#define ENT_MERGED (1ull << 63)
+static inline uint64_t ent_make(uint32_t ctx, uint32_t page, int merged) {
+  return (uint64_t)ctx | (uint64_t)page << 32 | (merged ? ENT_MERGED : 0);
+}
+static inline uint32_t ent_ctx(uint64_t e) { return (uint32_t)e; }
+static inline uint32_t ent_page(uint64_t e) { return (uint32_t)(e >> 32) & 0x7fffffffu; }
+
+static inline uint32_t chunk_of(uint32_t i, uint32_t *off) {
+  uint32_t k = 31u - (uint32_t)__builtin_clz(i / 64 + 1);
+  *off = i - 64u * ((1u << k) - 1);
+  return k;
+}
+
+static uint64_t ent_get(const rd_sites *s, uint32_t i) {
+  if (!s || !i || i >= atomic_load_explicit(&s->n, memory_order_acquire)) return 0;
+  uint32_t off, k = chunk_of(i, &off);
+  return atomic_load_explicit(&s->chunk[k], memory_order_acquire)[off];
+}
+
+rd_sites *rd_sites_new(void) {
+  rd_sites *s = dc_alloc(sizeof *s);
+  atomic_store_explicit(&s->n, 1, memory_order_relaxed);
+  return s;
+}
+
+/* ------------------------------------------------------------ pcs of functions
+ * k of (node, pc): a flat table of (pc, node, k), open addressing, read
+ * without locks (a thread's cache of 1024 pairs is in front of it).  It
+ * grows into a new table under the lock; older tables stay, since readers
+ * may still be in them, and a pc not found there is looked up again under
+ * the lock.  The way back, (node, k) to pc, is for reports only. */
+typedef struct pc_rec {
+  uintptr_t pc; /* published last; 0 = empty */
+  uint32_t node, k;
+} pc_rec;
+typedef struct pc_tab {
+  uint32_t mask, used;
+  pc_rec e[];
+} pc_tab;
+#define MAX_PCS (1u << 24)
+static _Atomic(pc_tab *) pcs;
+static dc_vec by_k;        /* pc_rec, in order of numbering; 0 unused */
+static dc_vec node_pcs;    /* uint32_t by node: pcs numbered so far */
+static dc_index pc_by_k;   /* hash(node, k) -> by_k */
+static _Atomic int pc_lock;
+
+static pc_tab *pc_tab_new(uint32_t cap) {
+  pc_tab *t = dc_mmap(sizeof *t + (size_t)cap * sizeof(pc_rec));
+  t->mask = cap - 1;
+  return t;
+}
+
+void rd_sites_init(void) {
+  atomic_store(&pcs, pc_tab_new(4096));
+  dc_vec_init(&by_k, sizeof(pc_rec), MAX_PCS);
+  atomic_store(&by_k.n, 1);
+  dc_vec_init(&node_pcs, sizeof(uint32_t), 1u << 24);
+  dc_index_init(&pc_by_k, 10);
+}
+
+static inline uint32_t pc_home(uint32_t node, uintptr_t pc, uint32_t mask) {
+  return (uint32_t)(((pc ^ ((uint64_t)node << 47)) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static const pc_rec *pc_find(const pc_tab *t, uint32_t node, uintptr_t pc) {
+  for (uint32_t j = pc_home(node, pc, t->mask);; j = (j + 1) & t->mask) {
+    const pc_rec *e = &t->e[j];
+    uintptr_t at = __atomic_load_n(&e->pc, __ATOMIC_ACQUIRE);
+    if (!at) return 0;
+    if (at == pc && e->node == node) return e;
+  }
+}
+
+static void pc_put(pc_tab *t, pc_rec r) {
+  uint32_t j = pc_home(r.node, r.pc, t->mask);
+  while (t->e[j].pc) j = (j + 1) & t->mask;
+  t->e[j].node = r.node;
+  t->e[j].k = r.k;
+  __atomic_store_n(&t->e[j].pc, r.pc, __ATOMIC_RELEASE);
+  t->used++;
+}
+
+static uint64_t k_hash(uint32_t node, uint32_t k) {
+  uint64_t v[2] = {k, node};
+  return dc_hash(v, sizeof v);
+}
+
+DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
+  const pc_rec *p = pc_find(atomic_load_explicit(&pcs, memory_order_acquire), node, pc);
+  if (!p) {
+    dc_lock(&pc_lock);
+    pc_tab *t = atomic_load_explicit(&pcs, memory_order_relaxed);
+    p = pc_find(t, node, pc);
+    if (!p) {
+      const uint32_t n = atomic_load_explicit(&by_k.n, memory_order_relaxed);
+      if (n >= MAX_PCS) dc_die("dacce: too many distinct access pcs\n");
+      if (node >= (1u << 24)) dc_die("dacce: too many functions\n");
+      uint32_t *count = dc_vec_at(&node_pcs, node);
+      const pc_rec r = {pc, node, (*count)++};
+      *(pc_rec *)dc_vec_at(&by_k, n) = r;
+      atomic_store_explicit(&by_k.n, n + 1, memory_order_release);
+      dc_index_insert(&pc_by_k, k_hash(node, r.k), n);
+      if ((t->used + 1) * 2 > t->mask + 1) { /* grow; the old table stays */
+        pc_tab *g = pc_tab_new(2 * (t->mask + 1));
+        for (uint32_t i = 0; i <= t->mask; i++)
+          if (t->e[i].pc) pc_put(g, t->e[i]);
+        atomic_store_explicit(&pcs, g, memory_order_release);
+        t = g;
+      }
+      pc_put(t, r);
+      p = pc_find(t, node, pc);
+    }
+    dc_unlock(&pc_lock);
+  }
+  *e = (rd_pck){pc, node, p->k};
+  return e->k;
+}
+
+/* The pc of index k of a function, or 0. */
+static uintptr_t pc_of(uint32_t node, uint32_t k) {
+  const uint64_t h = k_hash(node, k);
+  const dc_itab *t = dc_index_tab(&pc_by_k);
+  uint32_t pos = (uint32_t)(h >> 32), i;
+  while ((i = dc_index_next(t, h, &pos))) {
+    const pc_rec *p = dc_vec_at(&by_k, i);
+    if (p->k == k && p->node == node) return p->pc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ a thread's entries */
+static inline uint32_t cmap_home(uint64_t ent, uint32_t cap) {
+  return (uint32_t)((ent * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static void cmap_grow(rd_thread *r) {
+  const uint32_t cap = r->cmap_cap ? r->cmap_cap * 2 : 256;
+  uint32_t *x = dc_alloc((size_t)cap * sizeof *x);
+  for (uint32_t i = 0; i < r->cmap_cap; i++) {
+    const uint32_t c = r->cmap[i];
+    if (!c) continue;
+    uint32_t j = cmap_home(ent_get(r->sites, c), cap);
+    while (x[j]) j = (j + 1) & (cap - 1);
+    x[j] = c;
+  }
+  dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
+  r->cmap = x;
+  r->cmap_cap = cap;
+}
+
+/* The cidx of an entry in the thread's current table, appended if new. */
+static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
+  if ((r->cmap_n + 1) * 2 > r->cmap_cap) cmap_grow(r);
+  uint32_t j = cmap_home(ent, r->cmap_cap), c;
+  for (; (c = r->cmap[j]); j = (j + 1) & (r->cmap_cap - 1))
+    if (ent_get(r->sites, c) == ent) return c;
+  rd_sites *s = r->sites;
+  c = atomic_load_explicit(&s->n, memory_order_relaxed);
+  uint32_t off, k = chunk_of(c, &off);
+  uint64_t *chunk = atomic_load_explicit(&s->chunk[k], memory_order_relaxed);
+  if (!chunk) {
+    chunk = dc_alloc((size_t)(64u << k) * sizeof *chunk);
+    atomic_store_explicit(&s->chunk[k], chunk, memory_order_release);
+  }
+  chunk[off] = ent;
+  atomic_store_explicit(&s->n, c + 1, memory_order_release);
+  if (c + 1 >= SITE_C_LIMIT - SITE_RESERVE) r->sites_full = 1;
+  r->cmap[j] = c;
+  r->cmap_n++;
+  return c;
+}
+
+DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
+  const uint32_t page = k >> SITE_K_BITS;
+  const uint32_t c = cidx_of(r, ent_make(ctx, page, 0));
+  if (!page) {
+    r->site_ctx = ctx;
+    r->site_c0 = c;
+    rd_ictx *e = r->site_e;
+    if (e && e->handle == ctx) e->cinc = r->inc, e->cidx = c;
+    rd_ctx_set_cidx(ctx, r->inc, c);
+  }
+  return c << SITE_K_BITS | (k & (SITE_K - 1));
+}
+
+/* The merged variant of an entry: merges of different pcs recur within
+ * an invocation (a function that sets a struct's fields one by one), so a
+ * small per-thread cache of the last variants made. */
+uint32_t rd_site_merged(rd_thread *r, uint32_t site) {
+  const uint32_t c = site >> SITE_K_BITS;
+  uint32_t *m = r->merged_of[c & 63];
+  if (m[0] != c) {
+    const uint64_t e = ent_get(r->sites, c);
+    m[0] = c;
+    m[1] = (e & ENT_MERGED) ? c : cidx_of(r, e | ENT_MERGED);
+  }
+  return m[1] << SITE_K_BITS | (site & (SITE_K - 1));
+}
+
+/* Nearly always the same entry, or b's merged variant (a merged cell that
+ * grows again): no table read then. */
+int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
+  const uint32_t ca = a >> SITE_K_BITS, cb = b >> SITE_K_BITS;
+  const uint32_t *m = r->merged_of[cb & 63];
+  if (ca == cb || (m[0] == cb && m[1] == ca)) return 1;
+  return ent_ctx(ent_get(r->sites, ca)) == ent_ctx(ent_get(r->sites, cb));
+}
+
+/* A new incarnation's table: the thread's index and caches start empty. */
+void rd_sites_begin(rd_thread *r, rd_sites *s) {
+  r->sites = s;
+  r->sites_full = 0;
+  r->site_ctx = 0;
+  dc_memset(r->merged_of, 0, sizeof r->merged_of);
+  dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
+  r->cmap = 0;
+  r->cmap_cap = r->cmap_n = 0;
+}
+
+void rd_sites_end(rd_thread *r) {
+  dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
+  r->cmap = 0;
+  r->cmap_cap = r->cmap_n = 0;
+  r->site_ctx = 0;
+}
+
+/* ------------------------------------------------------------ reports */
+int rd_site_decode(const rd_sites *s, uint32_t site, uint32_t *ctx, uintptr_t *pc,
+                   int *merged) {
+  const uint64_t e = ent_get(s, site >> SITE_K_BITS);
+  const rd_ctxrec *c = e ? rd_ctx_get(ent_ctx(e)) : 0;
+  if (!c) return 0;
+  *ctx = ent_ctx(e);
+  *pc = pc_of(c->node, ent_page(e) << SITE_K_BITS | (site & (SITE_K - 1)));
+  if (*pc == 1) *pc = 0; /* unknown (rd_site_of) */
+  *merged = !!(e & ENT_MERGED);
+  return 1;
+}
+
+__attribute__((constructor)) static void site_locks(void) {
+  dc_atfork_register(DC_RANK_SITES, &pc_lock, 1, 0);
+}
