@@ -219,7 +219,8 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (dc_unlikely(r->sites_full)) rd_sites_renew(r);
   const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
-  sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], sh_cell_at(g, 2), sh_cell_at(g, 3)};
+  sh_granule *const gb = (sh_granule *)((char *)g + SH_PLANE); /* plane B (shadow.h) */
+  sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], &gb->c[0], &gb->c[1]};
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
   c[0] = sh_load(cell[0]);
@@ -308,7 +309,11 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
 }
 
 /* The whole check of one granule's bytes: first look and store, then the
- * second look. */
+ * second look.  (A variant that handled the commonest case, the refresh of
+ * the thread's own plane-A cell, apart from the rest, with the rest as a
+ * call, saved 15 of its 218 instructions but cost the other cases 35-60:
+ * bench/micro/slowpath modes 2 and 0-1.  Three quarters of SQLite's slow
+ * paths are other cases.) */
 DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
                              uint64_t flags, uintptr_t pc, int b_used) {
   uint64_t c[SH_CELLS];
@@ -327,26 +332,25 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
  * granule with the bytes touched there). */
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
-  uintptr_t end = addr + size;
-  /* whole granules share one expected cell */
-  const uint64_t whole = t->rd.self | 0xffu | flags;
+  const uintptr_t end = addr + size;
   while (addr < end) {
-    if (!(addr & 7) && end - addr >= 8) {
-      /* a run of whole granules this thread already recorded (a buffer
-       * copied back and forth in one epoch): consecutive shadow, a tight
-       * loop to the first one that is not, up to the region's end */
-      uintptr_t stop = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
-      if (stop > (end & ~(uintptr_t)7)) stop = end & ~(uintptr_t)7;
-      sh_granule *g = sh_granule_of(addr);
-      if (g)
-        while (addr < stop && sh_recorded(g, whole, t->rd.floorw)) g++, addr += 8;
-      if (addr == stop) continue;
-    }
-    uintptr_t gend = (addr | 7) + 1;
-    uintptr_t stop = end < gend ? end : gend;
+    /* one region at a time: its granules' shadow is consecutive */
+    const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
+    const uintptr_t stop_r = end < rend ? end : rend;
     sh_granule *g = sh_granule_of(addr);
-    if (g) check_granule(t, g, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc, -1);
-    addr = stop;
+    if (!g) {
+      addr = stop_r;
+      continue;
+    }
+    for (; addr < stop_r; g++) {
+      const uintptr_t gend = (addr | 7) + 1, stop = stop_r < gend ? stop_r : gend;
+      const unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
+      /* already recorded (a buffer copied back and forth in one epoch), or
+       * the full check, told what was seen of plane B */
+      const int b = sh_recorded_b(g, t->rd.self | bytes | flags, t->rd.floorw);
+      if (b >= 0) check_granule(t, g, addr, bytes, flags, pc, b);
+      addr = stop;
+    }
   }
 }
 
@@ -355,11 +359,12 @@ static inline int ignored(const dc_thread *t, int is_write) {
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 
-void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
                        uintptr_t pc) {
+  const int is_write = how & 1;
   if (dc_unlikely(ignored(t, is_write))) return;
   check_granule(t, g, addr, sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, pc,
-                sh_b_used(g));
+                (how & RD_HOW_B) != 0);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -389,10 +394,10 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   range_flags(t, addr, size, flags, pc);
 }
 
-void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
                      uintptr_t pc) {
   t->rd.in_vptr = 1;
-  rd_access_granule(t, g, addr, size, is_write, pc);
+  rd_access_granule(t, g, addr, size, how, pc);
   t->rd.in_vptr = 0;
 }
 

@@ -20,8 +20,10 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 /* The same for an access within granule g by thread t, which no cell of g
- * covers (rd_access_fast looked): the full check. */
-void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+ * covers (rd_access_fast looked): the full check.  how: is_write, and
+ * plane B's bit as the fast path read it (RD_HOW_B). */
+#define RD_HOW_B 2
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
                        uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded, in this epoch, these bytes or more with a kind that covers this
@@ -56,10 +58,11 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
        * through two loads fill all four cells, and the one whose cells are
        * in plane B finds them here (a fast path that read plane A only sent
        * it to the full check on every access: interp 6.5 -> 10 s) */
-      if (sh_b_used(g) && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
-                           sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write)))
+      const int b_used = sh_b_used(g);
+      if (b_used && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
+                     sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write)))
         return;
-      granule(t, g, addr, size, is_write, pc);
+      granule(t, g, addr, size, is_write | (b_used ? RD_HOW_B : 0), pc);
       return;
     }
   }
@@ -72,7 +75,7 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
 /* The same for a C++ object's vptr (__tsan_vptr_read/update): a race
  * found there is a "data race on vptr" (a constructor or destructor
  * against a virtual call), as ThreadSanitizer names it. */
-void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int is_write,
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
                      uintptr_t pc);
 void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
@@ -136,7 +139,6 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;
   const uint32_t ctx = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   const uint32_t node = t->node; /* after rd_ctx_handle: the capture modes set it */
-  pc += !pc; /* an unknown pc (0) is numbered as 1: 0 marks empty entries (site.c) */
   rd_pck *e = &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
   const uint32_t k = dc_likely(e->pc == pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
   if (dc_likely(ctx == r->site_ctx && k < (1u << RD_SITE_K_BITS)))
@@ -156,6 +158,7 @@ void rd_sites_begin(rd_thread *r, rd_sites *s);
 void rd_sites_end(rd_thread *r);
 int rd_site_decode(const rd_sites *s, uint32_t site, uint32_t *ctx, uintptr_t *pc, int *merged);
 void rd_sites_init(void);
+void rd_sites_thread_init(rd_thread *r); /* a thread's state is new */
 /* Context handles: the interned snapshots the shadow refers to. */
 typedef struct rd_ctxrec {
   uint64_t id;

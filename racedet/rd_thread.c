@@ -380,6 +380,7 @@ static void move_slot(rd_thread *r) {
 /* A thread starts after everything its creator did before pthread_create. */
 void rd_thread_start(dc_thread *t) {
   rd_thread *r = &t->rd;
+  rd_sites_thread_init(r);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
   if (rec->has_creator) {
     rd_vc_join(&r->vc, &rec->start_vc);

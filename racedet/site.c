@@ -131,6 +131,8 @@ static uint64_t k_hash(uint32_t node, uint32_t k) {
 }
 
 DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
+  const uintptr_t asked = pc;
+  pc += !pc; /* an unknown pc (0) is numbered as 1: 0 marks empty entries here */
   const pc_rec *p = pc_find(atomic_load_explicit(&pcs, memory_order_acquire), node, pc);
   if (!p) {
     dc_lock(&pc_lock);
@@ -157,7 +159,7 @@ DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
     }
     dc_unlock(&pc_lock);
   }
-  *e = (rd_pck){pc, node, p->k};
+  *e = (rd_pck){asked, node, p->k};
   return e->k;
 }
 
@@ -252,6 +254,12 @@ int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
 }
 
 /* A new incarnation's table: the thread's index and caches start empty. */
+/* A thread's cache of pcs starts with no entry matching (pc 0 is a pc: an
+ * interceptor's unknown one). */
+void rd_sites_thread_init(rd_thread *r) {
+  for (uint32_t i = 0; i < (1u << RD_PCK_BITS); i++) r->pck[i].pc = UINTPTR_MAX;
+}
+
 void rd_sites_begin(rd_thread *r, rd_sites *s) {
   r->sites = s;
   r->sites_full = 0;

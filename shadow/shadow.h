@@ -232,6 +232,19 @@ static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
   return 0;
 }
 
+/* Is access cur recorded in granule g (sh_recorded)?  Returns -1 if it
+ * is, else plane B's bit as it was read (0 or 1): the full check needs it
+ * and need not ask again. */
+static inline int sh_recorded_b(sh_granule *g, uint64_t cur, uint64_t floorw) {
+  if (sh_covers(sh_load(&g->c[0]), cur, floorw) || sh_covers(sh_load(&g->c[1]), cur, floorw))
+    return -1;
+  if (!sh_b_used(g)) return 0;
+  if (sh_covers(sh_load(sh_cell_at(g, 2)), cur, floorw) ||
+      sh_covers(sh_load(sh_cell_at(g, 3)), cur, floorw))
+    return -1;
+  return 1;
+}
+
 /* The granule of addr, or 0 for addresses the shadow does not cover. */
 static inline sh_granule *sh_granule_of(uintptr_t addr) {
   if (__builtin_expect(addr >> SH_ADDR_BITS, 0)) return 0;
