@@ -12,11 +12,16 @@
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "internal.h"
 
 /* ------------------------------------------------------------ logging */
+long dc_write(int fd, const void *p, size_t n) { return syscall(SYS_write, fd, p, n); }
+long dc_read(int fd, void *p, size_t n) { return syscall(SYS_read, fd, p, n); }
+
 static void vlog(const char *fmt, va_list ap) {
   char buf[2048];
   int n = vsnprintf(buf, sizeof buf, fmt, ap);
@@ -24,7 +29,7 @@ static void vlog(const char *fmt, va_list ap) {
   if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
   const char *p = buf;
   while (n > 0) {
-    ssize_t w = write(2, p, (size_t)n);
+    long w = dc_write(2, p, (size_t)n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) break;
     p += w;

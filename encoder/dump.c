@@ -27,7 +27,7 @@ DC_EXPORT void dacce_log(const dacce_ctx *c, const char *tag) {
   char line[512];
   int n = snprintf(line, sizeof line, "ctx %s %u %u %llu %u %u\n", tag && *tag ? tag : "-",
                    c->ts, c->node, (unsigned long long)c->id, c->cc, c->thread);
-  if (n > 0) (void)!write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+  if (n > 0) (void)!dc_write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 static int module_cb(struct dl_phdr_info *info, size_t size, void *arg) {

@@ -102,6 +102,11 @@ static inline size_t dc_strlen(const char *s) {
   return n;
 }
 uint64_t dc_now_ns(void);
+/* The runtime's own I/O: raw system calls, never the program's (intercepted)
+ * write and read, which would order the runtime's logging between threads as
+ * if the program had done it (tests/scripts/check_runtime_calls.sh). */
+long dc_write(int fd, const void *p, size_t n);
+long dc_read(int fd, void *p, size_t n);
 
 /* A dense array that never moves: one big NORESERVE reservation, pages are
  * committed as they are touched.  Append is under the owner's lock; readers
@@ -404,34 +409,41 @@ typedef struct dc_deferred_sig {
 } dc_deferred_sig;
 
 typedef struct dc_thread {
-  /* hot encoded state */
+  /* Hot encoded state: everything a call or a return over a cached edge
+   * touches in the thread's state is in these first 64 bytes (calls and
+   * ctx_handle were on two other cache lines: dc_thread_hot_line). */
   uint64_t id;
   uint32_t node;
   uint32_t cc;
   const dc_dict *dict;
   dc_frame *frames;
   uint32_t depth, cap;
+  uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   uint32_t serial;
   /* Read together by the fast paths as one 64-bit word: nonzero means "take
    * the slow path".  in_runtime is the owner's reentrancy guard; pending is
    * set by other threads (DC_PENDING_*) and cleared by the owner. */
   uint32_t in_runtime __attribute__((aligned(8)));
   _Atomic uint32_t pending;
+  uint64_t calls; /* statistics, and the edge-sampling count */
   uint32_t locks_held;  /* runtime locks held (dc_lock) */
   uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
   uintptr_t tls_lo, tls_hi;     /* its static TLS block (reports' locations), or 0 */
-  uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
   dc_pcache pcache[1u << DC_PCACHE_BITS];
   rd_thread rd;
   /* statistics (thread-local, summed at exit) */
-  uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
+  uint64_t cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];
 } dc_thread;
+_Static_assert(offsetof(dc_thread, calls) + sizeof(uint64_t) <= 64 &&
+                   offsetof(dc_thread, ctx_handle) < 64,
+               "dc_thread_hot_line: the fast paths' fields share the first cache line");
+
 /* The push cache is two-way: a pair of slots per hash, the newer entry
  * first (a direct-mapped cache of the same size missed one push in five
  * on calltree, whose recursion pushes ~3000 distinct triples). */

@@ -562,12 +562,12 @@ static void wait_ack(void) {
   do k = poll(&p, 1, 10000);
   while (k < 0 && errno == EINTR);
   char c;
-  if (k <= 0 || read(ack_ch.fd, &c, 1) != 1) ack_ch.fd = -1;
+  if (k <= 0 || dc_read(ack_ch.fd, &c, 1) != 1) ack_ch.fd = -1;
 }
 
 static void write_all(int fd, const char *p, size_t n) {
   while (n) {
-    ssize_t w = write(fd, p, n);
+    long w = dc_write(fd, p, n);
     if (w <= 0) return;
     p += w;
     n -= (size_t)w;

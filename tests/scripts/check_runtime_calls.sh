@@ -1,12 +1,14 @@
 #!/bin/sh
 # The runtime must not call the functions its own interceptors define (it
-# would then watch its own memory, or recurse): only the interceptor files may
-# reference them, and only through the real functions.  $1 = object dir.
+# would then watch its own memory, order its own I/O as the program's, or
+# recurse): only the interceptor files may reference them, and only through
+# the real functions; the runtime's own I/O is dc_write/dc_read (raw system
+# calls).  $1 = object dir.
 set -e
 dir=$1
 bad=0
 for o in $(find "$dir" -name '*.o' ! -name 'intercept_*'); do
-  hits=$(objdump -dr "$o" | grep -E 'R_X86_64_(PLT32|PC32|GOTPCREL[A-Z]*)\s+(memcpy|memmove|memset|memcmp|strlen|strcpy|strncpy|strcat|strcmp|strncmp|strchr|strdup|malloc|calloc|realloc|free)-' || true)
+  hits=$(objdump -dr "$o" | grep -E 'R_X86_64_(PLT32|PC32|GOTPCREL[A-Z]*)\s+(memcpy|memmove|memset|memcmp|strlen|strcpy|strncpy|strcat|strcmp|strncmp|strchr|strdup|malloc|calloc|realloc|free|write|pwrite|pwrite64|writev|pwritev|send|sendto|sendmsg|sendmmsg|eventfd_write|read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|eventfd_read)-' || true)
   if [ -n "$hits" ]; then
     echo "FAIL: $o calls intercepted functions:"
     echo "$hits"
