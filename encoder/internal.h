@@ -69,6 +69,7 @@ void dc_atfork_release(void);
 #define DC_RANK_FREED 90
 #define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
 #define DC_RANK_CREATED 96 /* racedet/sync.c: locks' creation sites (a leaf) */
+#define DC_RANK_FLOOR 98 /* racedet/floor.c: the registry of clocks */
 #define DC_RANK_ATOMIC 100
 #define DC_RANK_DICT 110
 #define DC_RANK_ALLOC 120
@@ -359,6 +360,7 @@ typedef struct rd_thread {
   uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */
+  uint32_t floor_due; /* releases or cells found short since rd_floor_update (floor.c) */
   /* the current incarnation (rd_thread.c): its slot record and its table of
    * sites' contexts (site.c), with this thread's private index of it
    * (cmap); sites_full: the table is nearly full, and the next slow path

@@ -225,7 +225,7 @@ static uint32_t new_child(uintptr_t call_pc) {
   dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   rec->created_pc = call_pc;
   if (!self->rd.disabled) {
-    rd_vc_copy(&rec->start_vc, &self->rd.vc);
+    rd_floor_created(&rec->start_vc, &self->rd.vc);
     rd_tick(&self->rd);
   }
   return serial;
@@ -275,6 +275,8 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   int detach_state;
   if (r) {
     dc_free(a, sizeof *a);
+    dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+    if (rec->start_vc.c) rd_floor_unborn(&rec->start_vc); /* never to start */
     return r;
   }
   rd_thread_named((uintptr_t)*th, serial);
@@ -302,6 +304,7 @@ static void after_fork_child(void) {
     r->live = 0;
   }
   rd_thread_ends_forget_all(self->serial);
+  rd_floor_fork_child(&self->rd.vc);
 }
 
 static _Atomic int free_lock_registered;

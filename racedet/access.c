@@ -276,16 +276,17 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
         if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
       return i;
     }
-  /* prefer a subsumed cell; among empty ones those of plane A (shadow.h),
-   * and in each plane start at a per-thread index, so that two threads
-   * storing at the same moment take different cells */
+  /* prefer a subsumed cell; among empty ones (or dead: no thread can race
+   * with them any more, floor.c) those of plane A (shadow.h), and in each
+   * plane start at a per-thread index, so that two threads storing at the
+   * same moment take different cells */
   int slot = -1;
   const int flip = (int)(r->tid & 1);
 #pragma GCC unroll 4
   for (int k = 0; k < SH_CELLS; k++) {
     const int i = k ^ flip;
     const uint64_t p = c[i];
-    if (!p) {
+    if (!p || rd_dead(p)) {
       if (slot < 0) slot = i;
     } else if (subsumed(r, p, cur)) {
       if (slot < 0 || !c[slot])
@@ -299,7 +300,13 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
       clear_if(cell[i], &c[i], p & ~(uint64_t)(cur & 0xff));
     }
   }
-  if (slot < 0) slot = victim(r, c, addr, pc);
+  const int evict = slot < 0;
+  if (evict) slot = victim(r, c, addr, pc);
+  /* cells run short (an eviction, or plane B): a new floor soon */
+  if ((evict || slot >= SH_CELLS_A) && dc_unlikely(++r->floor_due >= RD_FLOOR_EVERY)) {
+    r->floor_due = 0;
+    rd_floor_update();
+  }
   if (slot >= SH_CELLS_A) {
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);

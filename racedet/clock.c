@@ -18,6 +18,12 @@ void rd_vc_ensure(rd_vc *v, uint32_t n) {
   v->n = n;
 }
 
+void rd_vc_reserve_all(rd_vc *v) {
+  const uint32_t n = v->n;
+  rd_vc_ensure(v, SH_MAX_TID + 1);
+  v->n = n;
+}
+
 void rd_vc_join(rd_vc *dst, const rd_vc *src) {
   if (src->n > dst->n) rd_vc_ensure(dst, src->n);
   for (uint32_t i = 0; i < src->n; i++)

@@ -102,7 +102,26 @@ void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);
 #define RD_FREE_MARK_MAX (128u << 10) /* glibc's default mmap threshold */
 #define RD_FREE_MARK 1024u /* bytes of a block marked freed (the rest is only checked) */
 
+/* ------------------------------------------------------------ floor (floor.c) */
+/* rd_floor[s]: every thread alive or not yet started has seen slot s's
+ * epochs up to this; a cell at or below it (and not a freed mark) can never
+ * race again, and the slow path may use it as an empty cell. */
+extern _Atomic uint32_t rd_floor[SH_MAX_TID + 1];
+static inline int rd_dead(uint64_t p) {
+  return p && !(p & SH_FREED) &&
+         SH_EPOCH(p) <= atomic_load_explicit(&rd_floor[SH_TID(p)], memory_order_relaxed);
+}
+void rd_floor_update(void); /* now and then: after releases, when cells run short */
+/* the registry of clocks that bound the floor */
+void rd_floor_created(rd_vc *start, const rd_vc *creator); /* start = a copy of creator */
+void rd_floor_started(rd_vc *mine, rd_vc *start);         /* joins start (or 0), frees it */
+void rd_floor_unborn(rd_vc *start);                      /* pthread_create failed */
+void rd_floor_ended(rd_vc *mine);                        /* frees mine */
+void rd_floor_fork_child(const rd_vc *mine);
+#define RD_FLOOR_EVERY 1024 /* releases, or cells found short, between updates */
+
 /* ------------------------------------------------------------ clocks (clock.c) */
+void rd_vc_reserve_all(rd_vc *v); /* room for every slot: the clock never moves again */
 void rd_vc_ensure(rd_vc *v, uint32_t n);
 void rd_vc_join(rd_vc *dst, const rd_vc *src);
 void rd_vc_copy(rd_vc *dst, const rd_vc *src);

@@ -221,6 +221,10 @@ static void advance(rd_thread *r) {
 void rd_tick(rd_thread *r) {
   advance(r);
   r->floorw = sh_self(0, r->epoch);
+  if (dc_unlikely(++r->floor_due >= RD_FLOOR_EVERY)) {
+    r->floor_due = 0;
+    rd_floor_update();
+  }
 }
 
 /* ------------------------------------------------------------ thread slots
@@ -382,10 +386,9 @@ void rd_thread_start(dc_thread *t) {
   rd_thread *r = &t->rd;
   rd_sites_thread_init(r);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-  if (rec->has_creator) {
-    rd_vc_join(&r->vc, &rec->start_vc);
-    rd_vc_free(&rec->start_vc); /* needed only until now */
-  }
+  rd_vc_reserve_all(&r->vc); /* it is read by rd_floor_update: it must not move */
+  /* the creator's clock, needed only until now, gives way to the thread's */
+  rd_floor_started(&r->vc, rec->has_creator ? &rec->start_vc : 0);
   occupy(r, rec->has_creator ? &r->vc : 0);
 }
 
@@ -395,7 +398,7 @@ void rd_thread_start(dc_thread *t) {
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
   if (!r->disabled) slot_release(r->tid, r->epoch - 1);
-  rd_vc_free(&r->vc);
+  rd_floor_ended(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
   rd_sites_end(r);

@@ -309,6 +309,32 @@ int main(void) {
           "an unknown pc resolves to 0 with its context");
   }
 
+  /* the floor (racedet/floor.c): another thread's cells that every thread
+   * has seen are free space; cells above the floor, or freed marks, are not */
+  {
+    rd_thread *r = &t->rd;
+    const unsigned other = SH_MAX_TID; /* a slot no thread has */
+    unsigned char *q = mem + 248;
+    sh_granule *gq = sh_granule_of((uintptr_t)q);
+    sh_reset((uintptr_t)q, 8);
+    atomic_store(&gq->c[0].w, sh_make(0x03, SH_WRITE, other, 5, 0));
+    atomic_store(&gq->c[1].w, sh_make(0x0c, 0, other, 6, 0));
+    rd_vc_ensure(&r->vc, other + 1);
+    r->vc.c[other] = 6; /* this thread has seen both: no race */
+    rd_access((uintptr_t)q + 4, 2, 1, pc + 0x70);
+    CHECK(sh_b_used(gq), "below no floor: the third cell goes to plane B");
+    sh_reset((uintptr_t)q, 8);
+    atomic_store(&gq->c[0].w, sh_make(0x03, SH_WRITE, other, 5, 0));
+    atomic_store(&gq->c[1].w, sh_make(0x0c, 0, other, 6, 0) | SH_FREED);
+    atomic_store(&rd_floor[other], 6);
+    rd_access((uintptr_t)q + 4, 2, 1, pc + 0x70);
+    CHECK(!sh_b_used(gq) && sh_load(&gq->c[1]) == (sh_make(0x0c, 0, other, 6, 0) | SH_FREED) &&
+              SH_TID(sh_load(&gq->c[0])) == r->tid,
+          "at or below the floor: a dead cell is reused in plane A, a freed mark is kept");
+    atomic_store(&rd_floor[other], 0);
+    r->vc.c[other] = 0;
+  }
+
   /* a thread whose slot's epochs are used up moves to another slot: its
    * cells from before still name it and their sites, and to it they are
    * another slot's cells that happen before it (no race with itself) */
