@@ -203,6 +203,9 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
     if (ent_get(r->sites, c) == ent) return c;
   rd_sites *s = r->sites;
   c = atomic_load_explicit(&s->n, memory_order_relaxed);
+  /* the reserve and rd_sites_renew keep c in its bits; past them it would
+   * spill into the cell's slot field */
+  if (dc_unlikely(c >= SITE_C_LIMIT)) dc_die("dacce: a table of sites overflowed\n");
   uint32_t off, k = chunk_of(c, &off);
   uint64_t *chunk = atomic_load_explicit(&s->chunk[k], memory_order_relaxed);
   if (!chunk) {
