@@ -25,29 +25,59 @@
 
 _Atomic uint32_t rd_floor[SH_MAX_TID + 1];
 static _Atomic int floor_lock;
-static const rd_vc **clocks; /* registered: thread clocks and pending start clocks */
+typedef struct reg {
+  const rd_vc *vc;      /* a thread's clock, or a pending start clock */
+  const rd_vc *joining; /* the clock of the thread it is joining, or 0 */
+} reg;
+static reg *clocks; /* the registry */
 static uint32_t n_clocks, cap_clocks;
 
 /* Register v; returns its place (under the lock). */
 static uint32_t add(const rd_vc *v) {
   if (n_clocks == cap_clocks) {
     uint32_t cap = cap_clocks ? cap_clocks * 2 : 64;
-    const rd_vc **c = dc_alloc((size_t)cap * sizeof *c);
+    reg *c = dc_alloc((size_t)cap * sizeof *c);
     for (uint32_t i = 0; i < n_clocks; i++) c[i] = clocks[i];
     dc_free(clocks, (size_t)cap_clocks * sizeof *clocks);
     clocks = c;
     cap_clocks = cap;
   }
-  clocks[n_clocks] = v;
+  clocks[n_clocks] = (reg){v, 0};
   return n_clocks++;
 }
 
+static reg *find(const rd_vc *v) {
+  for (uint32_t i = 0; i < n_clocks; i++)
+    if (clocks[i].vc == v) return &clocks[i];
+  return 0;
+}
+
+/* Unregister v; a joiner of v's thread goes back to its own clock. */
 static void drop(const rd_vc *v) {
   for (uint32_t i = 0; i < n_clocks; i++)
-    if (clocks[i] == v) {
-      clocks[i] = clocks[--n_clocks];
-      return;
-    }
+    if (clocks[i].joining == v) clocks[i].joining = 0;
+  reg *e = find(v);
+  if (e) *e = clocks[--n_clocks];
+}
+
+/* The clock of thread serial if it is alive and registered (under the
+ * lock: a thread's state goes back to the pool, for a new thread to reuse
+ * with its clock at the same address, only after its record stops naming
+ * it, and it is unregistered before that). */
+static const rd_vc *live_clock(uint32_t serial) {
+  const dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  const dc_thread *t = __atomic_load_n(&rec->live, __ATOMIC_ACQUIRE);
+  if (!t || t->rd.disabled || !find(&t->rd.vc)) return 0;
+  return &t->rd.vc;
+}
+
+int rd_floor_joining(const rd_vc *mine, uint32_t serial) {
+  dc_lock(&floor_lock);
+  reg *e = find(mine);
+  const rd_vc *target = serial == UINT32_MAX ? 0 : live_clock(serial);
+  if (e) e->joining = target;
+  dc_unlock(&floor_lock);
+  return e && target;
 }
 
 void rd_floor_created(rd_vc *start, const rd_vc *creator) {
@@ -93,16 +123,20 @@ void rd_floor_update(void) {
   static uint32_t low[SH_MAX_TID + 1];
   uint32_t n = 0; /* slots that any clock names */
   for (uint32_t i = 0; i < n_clocks; i++) {
-    const uint32_t k = __atomic_load_n(&clocks[i]->n, __ATOMIC_ACQUIRE);
+    const uint32_t k = __atomic_load_n(&clocks[i].vc->n, __ATOMIC_ACQUIRE);
     if (k > n) n = k;
   }
   for (uint32_t s = 0; s < n; s++) low[s] = UINT32_MAX;
   for (uint32_t i = 0; i < n_clocks; i++) {
-    const rd_vc *v = clocks[i];
+    const rd_vc *v = clocks[i].vc, *j = clocks[i].joining;
     const uint32_t k = __atomic_load_n(&v->n, __ATOMIC_ACQUIRE);
-    const uint32_t *c = v->c;
+    const uint32_t kj = j ? __atomic_load_n(&j->n, __ATOMIC_ACQUIRE) : 0;
     for (uint32_t s = 0; s < n; s++) {
-      const uint32_t e = s < k ? __atomic_load_n(&c[s], __ATOMIC_RELAXED) : 0;
+      uint32_t e = s < k ? __atomic_load_n(&v->c[s], __ATOMIC_RELAXED) : 0;
+      if (s < kj) { /* blocked in a join: it will have seen the joined thread's */
+        const uint32_t f = __atomic_load_n(&j->c[s], __ATOMIC_RELAXED);
+        if (f > e) e = f;
+      }
       if (e < low[s]) low[s] = e;
     }
   }

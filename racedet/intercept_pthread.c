@@ -345,9 +345,25 @@ DC_EXPORT int sem_destroy(sem_t *s) {
     if (r == 0) rd_thread_joined(A(th), serial);                     \
     return r;                                                        \
   } while (0)
-DC_EXPORT int pthread_join(pthread_t th, void **ret) {
+/* A blocking join of a live, joinable thread other than the caller cannot
+ * fail (two joiners of one thread are undefined behaviour): meanwhile the
+ * caller's clock counts for the floor as if it had the joined thread's too
+ * (floor.c). */
+static int join_blocking(pthread_t th, void **ret, uint32_t serial) {
   REAL(int, pthread_join, pthread_t, void **);
-  JOIN(real_pthread_join(th, ret));
+  dc_thread *t = dc_tls;
+  const int linked = t && !t->rd.disabled && serial != UINT32_MAX &&
+                     !pthread_equal(th, pthread_self()) && !rd_thread_is_detached(serial) &&
+                     rd_floor_joining(&t->rd.vc, serial);
+  int r = real_pthread_join(th, ret);
+  if (linked) rd_floor_joining(&t->rd.vc, UINT32_MAX);
+  return r;
+}
+DC_EXPORT int pthread_join(pthread_t th, void **ret) {
+  const uint32_t serial = rd_thread_serial_of(A(th));
+  int r = join_blocking(th, ret, serial);
+  if (r == 0) rd_thread_joined(A(th), serial);
+  return r;
 }
 DC_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret) {
   REAL(int, pthread_tryjoin_np, pthread_t, void **);

@@ -118,6 +118,9 @@ void rd_floor_started(rd_vc *mine, rd_vc *start);         /* joins start (or 0),
 void rd_floor_unborn(rd_vc *start);                      /* pthread_create failed */
 void rd_floor_ended(rd_vc *mine);                        /* frees mine */
 void rd_floor_fork_child(const rd_vc *mine);
+/* mine's thread is blocked in a join of thread serial (a pthread_join that
+ * cannot fail), or no longer (UINT32_MAX); 1 if that counts now */
+int rd_floor_joining(const rd_vc *mine, uint32_t serial);
 #define RD_FLOOR_EVERY 1024 /* releases, or cells found short, between updates */
 
 /* ------------------------------------------------------------ clocks (clock.c) */
@@ -268,6 +271,7 @@ void rd_thread_named(uintptr_t th, uint32_t serial);
 uint32_t rd_thread_serial_of(uintptr_t th);
 void rd_thread_ended(uint32_t serial);   /* the calling thread ends */
 void rd_thread_detached(uint32_t serial);
+int rd_thread_is_detached(uint32_t serial);
 void rd_thread_joined(uintptr_t th, uint32_t serial); /* a join of th succeeded */
 void rd_thread_ends_forget_all(uint32_t self); /* a fork child */
 void rd_report_leaks(void);     /* at exit */

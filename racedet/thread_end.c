@@ -70,6 +70,13 @@ void rd_thread_ended(uint32_t serial) {
   if (end_state_or(serial, FINISHED) & DETACHED) rd_sync_forget(end_key(serial), 1);
 }
 
+int rd_thread_is_detached(uint32_t serial) {
+  dc_lock(&lock);
+  int d = (rec_of(serial)->end_state & DETACHED) != 0;
+  dc_unlock(&lock);
+  return d;
+}
+
 void rd_thread_detached(uint32_t serial) {
   if (serial == UINT32_MAX) return;
   if (end_state_or(serial, DETACHED) & FINISHED) rd_sync_forget(end_key(serial), 1);
