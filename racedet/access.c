@@ -66,12 +66,12 @@ static inline int happened_before(const rd_thread *r, uint64_t p) {
 
 /* Does the previous access prev conflict with cur and not happen before it? */
 static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur) {
-  if (!prev) return 0;
-  if (dc_unlikely(prev & SH_FREED)) return sh_overlap(prev, cur); /* use after free */
-  if (SH_TID(prev) == r->tid) return 0;
-  if (!((prev | cur) & SH_WRITE)) return 0;
-  if ((prev & cur & SH_ATOMIC)) return 0;
+  /* the cheap tests first, each on the words as they are: overlap (an
+   * empty cell has no bytes), a write, not both atomic, another slot */
   if (!sh_overlap(prev, cur)) return 0;
+  if (dc_unlikely(prev & SH_FREED)) return 1; /* use after free */
+  if (!((prev | cur) & SH_WRITE) || (prev & cur & SH_ATOMIC)) return 0;
+  if (!((prev ^ cur) & ((uint64_t)SH_MAX_TID << SH_TID_SHIFT))) return 0; /* this thread's */
   return !happened_before(r, prev);
 }
 
@@ -219,12 +219,13 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (dc_unlikely(r->sites_full)) rd_sites_renew(r);
   const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
-  sh_granule *const gb = (sh_granule *)((char *)g + SH_PLANE); /* plane B (shadow.h) */
-  sh_cell *cell[SH_CELLS] = {&g->c[0], &g->c[1], &gb->c[0], &gb->c[1]};
+  /* cell i of the granule, computed where it is used (an array of the four
+   * addresses cost ten instructions per slow path) */
+#define cell(i) ((sh_cell *)((char *)g + ((unsigned)(i) >> 1) * SH_PLANE) + ((i)&1))
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
-  c[0] = sh_load(cell[0]);
-  c[1] = sh_load(cell[1]);
+  c[0] = sh_load(&g->c[0]);
+  c[1] = sh_load(&g->c[1]);
   if (!looked && (sh_covers(c[0], cur, r->floorw) || sh_covers(c[1], cur, r->floorw))) return -1;
   /* The most common case here: this thread's own cell in plane A with these
    * bytes and this kind, from an earlier epoch (the first access after a
@@ -245,8 +246,8 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (b_used) {
-    c[2] = sh_load(cell[2]);
-    c[3] = sh_load(cell[3]);
+    c[2] = sh_load(cell(2));
+    c[3] = sh_load(cell(3));
     if (!looked && (sh_covers(c[2], cur, r->floorw) || sh_covers(c[3], cur, r->floorw)))
       return -1;
     n = SH_CELLS;
@@ -257,7 +258,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   const uint32_t site = rd_site_of(t, pc);
   const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
   if (own >= 0) { /* as above, with plane B in use */
-    publish(t, cell[own], &c[own], w, addr, cur, pc);
+    publish(t, cell(own), &c[own], w, addr, cur, pc);
     return own;
   }
   /* This thread's access in this epoch, of this kind and in this calling
@@ -271,9 +272,9 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
       const uint64_t m = merged(r, c[i], cur, site);
       if (!m) continue;
-      publish(t, cell[i], &c[i], m, addr, cur, pc);
+      publish(t, cell(i), &c[i], m, addr, cur, pc);
       for (int k = 0; k < n; k++)
-        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell[k], &c[k], 0);
+        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell(k), &c[k], 0);
       return i;
     }
   /* prefer a subsumed cell; among empty ones (or dead: no thread can race
@@ -292,12 +293,12 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
       if (slot < 0 || !c[slot])
         slot = i;
       else /* a second subsumed cell is dead weight */
-        clear_if(cell[i], &c[i], 0);
+        clear_if(cell(i), &c[i], 0);
     } else if (trimmable(r, p, cur)) {
       /* cur subsumes the bytes it shares with p: keep p for the rest, so
        * that it may be subsumed whole later instead of holding a cell, and
        * plane B, for bytes that have newer history */
-      clear_if(cell[i], &c[i], p & ~(uint64_t)(cur & 0xff));
+      clear_if(cell(i), &c[i], p & ~(uint64_t)(cur & 0xff));
     }
   }
   const int evict = slot < 0;
@@ -311,8 +312,9 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  publish(t, cell[slot], &c[slot], w, addr, cur, pc);
+  publish(t, cell(slot), &c[slot], w, addr, cur, pc);
   return slot;
+#undef cell
 }
 
 /* The whole check of one granule's bytes: first look and store, then the

@@ -220,9 +220,18 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
   return c;
 }
 
+/* The context's entry for the page of k, and the site.  Page 0 is cached
+ * per invocation (site_ctx); other pages, of functions with more than 64
+ * access pcs (SQLite's interpreter loop has hundreds), in a small cache of
+ * (context, page): without it, SQLite's threads looked up 4 million entries
+ * each, nearly all of such pages. */
 DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
   const uint32_t page = k >> SITE_K_BITS;
+  uint32_t *pc = page ? r->pages[(ctx * 0x9E3779B9u + page) >> 26] : 0;
+  if (pc && pc[0] == ctx && pc[1] == page && pc[2])
+    return pc[2] << SITE_K_BITS | (k & (SITE_K - 1));
   const uint32_t c = cidx_of(r, ent_make(ctx, page, 0));
+  if (pc) pc[0] = ctx, pc[1] = page, pc[2] = c;
   if (!page) {
     r->site_ctx = ctx;
     r->site_c0 = c;
@@ -268,6 +277,7 @@ void rd_sites_begin(rd_thread *r, rd_sites *s) {
   r->sites_full = 0;
   r->site_ctx = 0;
   dc_memset(r->merged_of, 0, sizeof r->merged_of);
+  dc_memset(r->pages, 0, sizeof r->pages);
   dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
   r->cmap = 0;
   r->cmap_cap = r->cmap_n = 0;
