@@ -14,6 +14,9 @@
 
 #include "check.h"
 
+void dc_func_entry(uintptr_t cs, uintptr_t callee, uintptr_t sp);
+void dc_func_exit(uintptr_t ra, uintptr_t sp);
+
 static _Alignas(64) unsigned char mem[256];
 
 /* the live cells of the granule at p: how many, and the byte mask and
@@ -398,6 +401,45 @@ int main(void) {
               !strcmp(site_str(after, b1), site_str(before, b2)),
           "the same context and pc in either table: %s / %s", site_str(after, b1),
           site_str(before, b2));
+  }
+
+  /* A function with more than 64 access pcs (SQLite's interpreter loop has
+   * hundreds), entered from 40 call sites: each of its pcs' sites, in pages
+   * of 64, names the context it ran in and the pc, also where the (context,
+   * page) entry came from the per-thread cache of 64 (site.c), which these
+   * 80 pairs beyond page 0 overfill */
+  {
+    enum { NPC = 150, NCTX = 40 };
+    static _Alignas(64) unsigned char big[NCTX][NPC * 8];
+    char here;
+    const uintptr_t sp = ((uintptr_t)&here - 65536) & ~(uintptr_t)15;
+    const uintptr_t fn = 0x7100000, at = fn + 0x100;
+    uint32_t ctx[NCTX];
+    for (int c = 0; c < NCTX; c++) {
+      dc_func_entry(0x7000010 + 0x40 * (uintptr_t)c, fn, sp);
+      ctx[c] = rd_ctx_handle(t);
+      for (int i = 0; i < NPC; i++) rd_access((uintptr_t)big[c] + 8 * i, 8, 1, at + (uintptr_t)i);
+      dc_func_exit(0x7000800, sp);
+    }
+    int distinct = 1;
+    for (int c = 0; c < NCTX; c++)
+      for (int d = 0; d < c; d++) distinct &= ctx[c] && ctx[c] != ctx[d];
+    CHECK(distinct, "%d distinct contexts", NCTX);
+    int bad = 0;
+    for (int c = 0; c < NCTX; c++)
+      for (int i = 0; i < NPC; i++) {
+        uint32_t got_ctx = 0;
+        uintptr_t got_pc = 0;
+        int m = 1;
+        const uint64_t w = only_cell(big[c] + 8 * i);
+        if (!w || !rd_cell_site(w, &got_ctx, &got_pc, &m) || got_ctx != ctx[c] ||
+            got_pc != at + (uintptr_t)i || m) {
+          if (!bad++)
+            printf("  context %d, pc %d: cell %llx decodes to context %u pc %lx merged %d\n", c,
+                   i, (unsigned long long)w, got_ctx, (unsigned long)got_pc, m);
+        }
+      }
+    CHECK(!bad, "%d of %d sites of a function with %d pcs decoded wrong", bad, NCTX * NPC, NPC);
   }
 
   printf("%d passed, %d failed\n", passed, failed);
