@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
 #include <sys/syscall.h>
-#include <unistd.h>
+
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "internal.h"

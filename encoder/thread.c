@@ -276,7 +276,7 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
   if (r) {
     dc_free(a, sizeof *a);
     dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
-    if (rec->start_vc.c) rd_floor_unborn(&rec->start_vc); /* never to start */
+    if (rec->start_vc.c) rd_floor_forget(&rec->start_vc); /* never to start */
     return r;
   }
   rd_thread_named((uintptr_t)*th, serial);

@@ -219,9 +219,6 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   if (dc_unlikely(r->sites_full)) rd_sites_renew(r);
   const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
-  /* cell i of the granule, computed where it is used (an array of the four
-   * addresses cost ten instructions per slow path) */
-#define cell(i) ((sh_cell *)((char *)g + ((unsigned)(i) >> 1) * SH_PLANE) + ((i)&1))
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
   c[0] = sh_load(&g->c[0]);
@@ -246,8 +243,8 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (b_used) {
-    c[2] = sh_load(cell(2));
-    c[3] = sh_load(cell(3));
+    c[2] = sh_load(sh_cell_at(g, 2));
+    c[3] = sh_load(sh_cell_at(g, 3));
     if (!looked && (sh_covers(c[2], cur, r->floorw) || sh_covers(c[3], cur, r->floorw)))
       return -1;
     n = SH_CELLS;
@@ -258,7 +255,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
   const uint32_t site = rd_site_of(t, pc);
   const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
   if (own >= 0) { /* as above, with plane B in use */
-    publish(t, cell(own), &c[own], w, addr, cur, pc);
+    publish(t, sh_cell_at(g, own), &c[own], w, addr, cur, pc);
     return own;
   }
   /* This thread's access in this epoch, of this kind and in this calling
@@ -272,9 +269,9 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
       const uint64_t m = merged(r, c[i], cur, site);
       if (!m) continue;
-      publish(t, cell(i), &c[i], m, addr, cur, pc);
+      publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
       for (int k = 0; k < n; k++)
-        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(cell(k), &c[k], 0);
+        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(sh_cell_at(g, k), &c[k], 0);
       return i;
     }
   /* prefer a subsumed cell; among empty ones (or dead: no thread can race
@@ -293,28 +290,24 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
       if (slot < 0 || !c[slot])
         slot = i;
       else /* a second subsumed cell is dead weight */
-        clear_if(cell(i), &c[i], 0);
+        clear_if(sh_cell_at(g, i), &c[i], 0);
     } else if (trimmable(r, p, cur)) {
       /* cur subsumes the bytes it shares with p: keep p for the rest, so
        * that it may be subsumed whole later instead of holding a cell, and
        * plane B, for bytes that have newer history */
-      clear_if(cell(i), &c[i], p & ~(uint64_t)(cur & 0xff));
+      clear_if(sh_cell_at(g, i), &c[i], p & ~(uint64_t)(cur & 0xff));
     }
   }
   const int evict = slot < 0;
   if (evict) slot = victim(r, c, addr, pc);
   /* cells run short (an eviction, or plane B): a new floor soon */
-  if ((evict || slot >= SH_CELLS_A) && dc_unlikely(++r->floor_due >= RD_FLOOR_EVERY)) {
-    r->floor_due = 0;
-    rd_floor_update();
-  }
+  if (evict || slot >= SH_CELLS_A) rd_floor_count(r);
   if (slot >= SH_CELLS_A) {
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  publish(t, cell(slot), &c[slot], w, addr, cur, pc);
+  publish(t, sh_cell_at(g, slot), &c[slot], w, addr, cur, pc);
   return slot;
-#undef cell
 }
 
 /* The whole check of one granule's bytes: first look and store, then the

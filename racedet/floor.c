@@ -98,17 +98,10 @@ void rd_floor_started(rd_vc *mine, rd_vc *start) {
   dc_unlock(&floor_lock);
 }
 
-void rd_floor_unborn(rd_vc *start) {
+void rd_floor_forget(rd_vc *v) {
   dc_lock(&floor_lock);
-  drop(start);
-  rd_vc_free(start);
-  dc_unlock(&floor_lock);
-}
-
-void rd_floor_ended(rd_vc *mine) {
-  dc_lock(&floor_lock);
-  drop(mine);
-  rd_vc_free(mine);
+  drop(v);
+  rd_vc_free(v);
   dc_unlock(&floor_lock);
 }
 

@@ -112,16 +112,25 @@ static inline int rd_dead(uint64_t p) {
          SH_EPOCH(p) <= atomic_load_explicit(&rd_floor[SH_TID(p)], memory_order_relaxed);
 }
 void rd_floor_update(void); /* now and then: after releases, when cells run short */
+#define RD_FLOOR_EVERY 1024 /* releases, or cells found short, between updates */
+/* One more release, or cells found short: the floor is computed again
+ * every RD_FLOOR_EVERY of them. */
+static inline void rd_floor_count(rd_thread *r) {
+  if (dc_unlikely(++r->floor_due >= RD_FLOOR_EVERY)) {
+    r->floor_due = 0;
+    rd_floor_update();
+  }
+}
 /* the registry of clocks that bound the floor */
 void rd_floor_created(rd_vc *start, const rd_vc *creator); /* start = a copy of creator */
 void rd_floor_started(rd_vc *mine, rd_vc *start);         /* joins start (or 0), frees it */
-void rd_floor_unborn(rd_vc *start);                      /* pthread_create failed */
-void rd_floor_ended(rd_vc *mine);                        /* frees mine */
+/* a registered clock goes, and is freed: its thread ended, or it is the
+ * start clock of a thread that pthread_create failed to make */
+void rd_floor_forget(rd_vc *v);
 void rd_floor_fork_child(const rd_vc *mine);
 /* mine's thread is blocked in a join of thread serial (a pthread_join that
  * cannot fail), or no longer (UINT32_MAX); 1 if that counts now */
 int rd_floor_joining(const rd_vc *mine, uint32_t serial);
-#define RD_FLOOR_EVERY 1024 /* releases, or cells found short, between updates */
 
 /* ------------------------------------------------------------ clocks (clock.c) */
 void rd_vc_reserve_all(rd_vc *v); /* room for every slot: the clock never moves again */

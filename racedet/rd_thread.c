@@ -221,10 +221,7 @@ static void advance(rd_thread *r) {
 void rd_tick(rd_thread *r) {
   advance(r);
   r->floorw = sh_self(0, r->epoch);
-  if (dc_unlikely(++r->floor_due >= RD_FLOOR_EVERY)) {
-    r->floor_due = 0;
-    rd_floor_update();
-  }
+  rd_floor_count(r);
 }
 
 /* ------------------------------------------------------------ thread slots
@@ -398,7 +395,7 @@ void rd_thread_start(dc_thread *t) {
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
   if (!r->disabled) slot_release(r->tid, r->epoch - 1);
-  rd_floor_ended(&r->vc);
+  rd_floor_forget(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
   rd_sites_end(r);

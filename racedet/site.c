@@ -15,7 +15,7 @@
  * which is then cached until the context changes (every call and return),
  * and kept beside the context's handle in the thread's cache of contexts
  * (rd_thread.c), where the next invocation in that context finds it; every
- * store finds its pc's k in a per-thread cache (1024 entries).
+ * store finds its pc's k in a per-thread cache (RD_PCK_BITS, 4096 entries).
  *
  * An earlier version interned each (context, pc) pair as one site: SQLite's
  * threads made about 100,000 each, and mergesort's 3 million (every path
@@ -70,7 +70,7 @@ rd_sites *rd_sites_new(void) {
 
 /* ------------------------------------------------------------ pcs of functions
  * k of (node, pc): a flat table of (pc, node, k), open addressing, read
- * without locks (a thread's cache of 1024 pairs is in front of it).  It
+ * without locks (a thread's cache of 4096 pairs is in front of it).  It
  * grows into a new table under the lock; older tables stay, since readers
  * may still be in them, and a pc not found there is looked up again under
  * the lock.  The way back, (node, k) to pc, is for reports only. */
@@ -265,22 +265,10 @@ int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
   return ent_ctx(ent_get(r->sites, ca)) == ent_ctx(ent_get(r->sites, cb));
 }
 
-/* A new incarnation's table: the thread's index and caches start empty. */
 /* A thread's cache of pcs starts with no entry matching (pc 0 is a pc: an
  * interceptor's unknown one). */
 void rd_sites_thread_init(rd_thread *r) {
   for (uint32_t i = 0; i < (1u << RD_PCK_BITS); i++) r->pck[i].pc = UINTPTR_MAX;
-}
-
-void rd_sites_begin(rd_thread *r, rd_sites *s) {
-  r->sites = s;
-  r->sites_full = 0;
-  r->site_ctx = 0;
-  dc_memset(r->merged_of, 0, sizeof r->merged_of);
-  dc_memset(r->pages, 0, sizeof r->pages);
-  dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
-  r->cmap = 0;
-  r->cmap_cap = r->cmap_n = 0;
 }
 
 void rd_sites_end(rd_thread *r) {
@@ -288,6 +276,15 @@ void rd_sites_end(rd_thread *r) {
   r->cmap = 0;
   r->cmap_cap = r->cmap_n = 0;
   r->site_ctx = 0;
+}
+
+/* A new incarnation's table: the thread's index and caches start empty. */
+void rd_sites_begin(rd_thread *r, rd_sites *s) {
+  rd_sites_end(r);
+  r->sites = s;
+  r->sites_full = 0;
+  dc_memset(r->merged_of, 0, sizeof r->merged_of);
+  dc_memset(r->pages, 0, sizeof r->pages);
 }
 
 /* ------------------------------------------------------------ reports */

@@ -197,9 +197,11 @@ static inline sh_granule *sh_in_region(sh_granule *r, uintptr_t addr) {
   return r + ((addr & ((1ull << SH_REGION_BITS) - 1)) >> 3);
 }
 
-/* Cell i (0..SH_CELLS-1) of granule g. */
+/* Cell i (0..SH_CELLS-1) of granule g: plane i / 2, cell i % 2.  Without a
+ * branch: the slow path computes it for a variable i (an array of the four
+ * addresses cost it ten instructions). */
 static inline sh_cell *sh_cell_at(sh_granule *g, int i) {
-  return i < SH_CELLS_A ? &g->c[i] : &((sh_granule *)((char *)g + SH_PLANE))->c[i - SH_CELLS_A];
+  return (sh_cell *)((char *)g + ((unsigned)i >> 1) * SH_PLANE) + (i & 1);
 }
 /* The word of the plane-B bitmap that holds granule g's bit, and the bit. */
 static inline _Atomic uint64_t *sh_b_word(const sh_granule *g, uint64_t *bit) {
@@ -220,21 +222,11 @@ static inline void sh_b_mark(const sh_granule *g) {
     atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
 }
 
-/* Does a cell of granule g already cover access cur (sh_covers)?  Plane A,
- * then plane B only where its bit is set: the check the inline fast path and
- * ranges make before the full one. */
-static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
-  for (int i = 0; i < SH_CELLS_A; i++)
-    if (sh_covers(sh_load(&g->c[i]), cur, floorw)) return 1;
-  if (!sh_b_used(g)) return 0;
-  for (int i = SH_CELLS_A; i < SH_CELLS; i++)
-    if (sh_covers(sh_load(sh_cell_at(g, i)), cur, floorw)) return 1;
-  return 0;
-}
-
-/* Is access cur recorded in granule g (sh_recorded)?  Returns -1 if it
- * is, else plane B's bit as it was read (0 or 1): the full check needs it
- * and need not ask again. */
+/* Is access cur recorded in granule g: does one of its cells already cover
+ * it (sh_covers)?  Plane A, then plane B only where its bit is set: the
+ * check the inline fast path and ranges make before the full one.  Returns
+ * -1 if it is, else plane B's bit as it was read (0 or 1): the full check
+ * needs it and need not ask again. */
 static inline int sh_recorded_b(sh_granule *g, uint64_t cur, uint64_t floorw) {
   if (sh_covers(sh_load(&g->c[0]), cur, floorw) || sh_covers(sh_load(&g->c[1]), cur, floorw))
     return -1;
@@ -243,6 +235,9 @@ static inline int sh_recorded_b(sh_granule *g, uint64_t cur, uint64_t floorw) {
       sh_covers(sh_load(sh_cell_at(g, 3)), cur, floorw))
     return -1;
   return 1;
+}
+static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
+  return sh_recorded_b(g, cur, floorw) < 0;
 }
 
 /* The granule of addr, or 0 for addresses the shadow does not cover. */
