@@ -199,7 +199,14 @@ static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t s
   return sh_with_site(p | (cur & 0xff), rd_site_merged(r, had));
 }
 
-/* Check the access against granule g (c: the cells as seen; plane B's as 0
+/* A new incarnation of the thread (rd_sites_renew), and the access cur
+ * in its epoch. */
+DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
+  rd_sites_renew(r);
+  return r->self | (cur & (0xffu | SH_WRITE | SH_ATOMIC | SH_FREED));
+}
+
+/* Check the access cur against granule g (c: the cells as seen; plane B's as 0
  * when its bit is clear) and store it: returns the cell it went into, or -1
  * when there was nothing to store.  The store (publish) is a full barrier;
  * the caller then looks again at the other cells (recheck).  This is the
@@ -210,14 +217,9 @@ static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t s
  * it, having found no cell that covers the access (rd_access_granule, after
  * rd_access_fast looked at both planes): then nothing is asked again (only
  * this thread stores cells of its own epoch, and it has stored none since). */
-DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                          uint64_t flags, uintptr_t pc, uint64_t *c, int b_used) {
+DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                          uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
-  /* the table of sites is nearly full: a new incarnation first (a new
-   * epoch, not a release: what this thread recorded since its last release
-   * still covers what it did, sh_covers) */
-  if (dc_unlikely(r->sites_full)) rd_sites_renew(r);
-  const uint64_t cur = r->self | bytes | flags;
   const int looked = b_used >= 0;
   /* already recorded in this epoch: nothing can change.  Plane B only when
    * its bit says it may hold something (shadow.h) */
@@ -239,7 +241,20 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
     publish(t, &g->c[own], &c[own], cur | (uint64_t)site << SH_SITE_SHIFT, addr, cur, pc);
     return own;
   }
-  if (!(c[0] | c[1])) sh_touch_ahead(g);
+  if (!(c[0] | c[1])) {
+    sh_touch_ahead(g);
+    /* The next most common case: the first access to the granule in a
+     * while (fresh memory, or cells that tidying emptied) with plane B
+     * empty.  Nothing to check; the cell is the one the rules below would
+     * take (the first empty one in the thread's order). */
+    if (!b_used) {
+      const int i = (int)(r->tid & 1);
+      c[2] = c[3] = 0;
+      publish(t, &g->c[i], &c[i], cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT, addr, cur,
+              pc);
+      return i;
+    }
+  }
   int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (b_used) {
@@ -316,22 +331,35 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned 
  * call, saved 15 of its 218 instructions but cost the other cases 35-60:
  * bench/micro/slowpath modes 2 and 0-1.  Three quarters of SQLite's slow
  * paths are other cases.) */
-DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                             uint64_t flags, uintptr_t pc, int b_used) {
+DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                             uintptr_t pc, int b_used) {
+  /* the table of sites is nearly full: a new incarnation first (a new
+   * epoch, not a release: what this thread recorded since its last release
+   * still covers what it did, sh_covers) */
+  if (dc_unlikely(t->rd.sites_full)) cur = renew(&t->rd, cur);
   uint64_t c[SH_CELLS];
-  int slot = check_store(t, g, addr, bytes, flags, pc, c, b_used);
-  if (slot >= 0)
-    recheck(t, g, addr, t->rd.self | bytes | flags, pc, c, slot);
+  int slot = check_store(t, g, addr, cur, pc, c, b_used);
+  if (slot >= 0) recheck(t, g, addr, cur, pc, c, slot);
 }
 
 static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
                               uintptr_t pc) {
   sh_granule *g = sh_granule_of(addr);
-  if (dc_likely(g != 0)) check_granule(t, g, addr, sh_bytes(addr & 7, size), flags, pc, -1);
+  if (dc_likely(g != 0))
+    check_granule(t, g, addr, t->rd.self | sh_bytes(addr & 7, size) | flags, pc, -1);
 }
 
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
  * granule with the bytes touched there). */
+/* One granule of a range: already recorded (a buffer copied back and forth
+ * in one epoch), or the full check, told what was seen of plane B. */
+static inline void range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
+                                 uint64_t flags, uintptr_t pc) {
+  const uint64_t cur = t->rd.self | bytes | flags;
+  const int b = sh_recorded_b(g, cur, t->rd.floorw);
+  if (b >= 0) check_granule(t, g, addr, cur, pc, b);
+}
+
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
   const uintptr_t end = addr + size;
@@ -344,14 +372,25 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       addr = stop_r;
       continue;
     }
-    for (; addr < stop_r; g++) {
-      const uintptr_t gend = (addr | 7) + 1, stop = stop_r < gend ? stop_r : gend;
-      const unsigned bytes = sh_bytes(addr & 7, (unsigned)(stop - addr));
-      /* already recorded (a buffer copied back and forth in one epoch), or
-       * the full check, told what was seen of plane B */
-      const int b = sh_recorded_b(g, t->rd.self | bytes | flags, t->rd.floorw);
-      if (b >= 0) check_granule(t, g, addr, bytes, flags, pc, b);
+    if (addr & 7) { /* a first granule in part */
+      const uintptr_t stop = stop_r < (addr | 7) + 1 ? stop_r : (addr | 7) + 1;
+      range_granule(t, g++, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc);
       addr = stop;
+    }
+    /* whole granules, most of a range: the access word is built once and
+     * built again only after a full check (which may start a new epoch,
+     * rd_sites_renew) */
+    const rd_thread *r = &t->rd;
+    uint64_t cur = r->self | 0xffu | flags, floorw = r->floorw;
+    for (; stop_r - addr >= 8; addr += 8, g++) {
+      const int b = sh_recorded_b(g, cur, floorw);
+      if (dc_likely(b < 0)) continue;
+      check_granule(t, g, addr, cur, pc, b);
+      cur = r->self | 0xffu | flags, floorw = r->floorw;
+    }
+    if (addr < stop_r) { /* a last granule in part */
+      range_granule(t, g, addr, sh_bytes(0, (unsigned)(stop_r - addr)), flags, pc);
+      addr = stop_r;
     }
   }
 }
@@ -361,12 +400,10 @@ static inline int ignored(const dc_thread *t, int is_write) {
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 
-void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, int b_used,
                        uintptr_t pc) {
-  const int is_write = how & 1;
-  if (dc_unlikely(ignored(t, is_write))) return;
-  check_granule(t, g, addr, sh_bytes(addr & 7, size), is_write ? SH_WRITE : 0, pc,
-                (how & RD_HOW_B) != 0);
+  if (dc_unlikely(ignored(t, (cur & SH_WRITE) != 0))) return;
+  check_granule(t, g, addr, cur, pc, b_used);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
@@ -396,10 +433,10 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   range_flags(t, addr, size, flags, pc);
 }
 
-void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, int b_used,
                      uintptr_t pc) {
   t->rd.in_vptr = 1;
-  rd_access_granule(t, g, addr, size, how, pc);
+  rd_access_granule(t, g, addr, cur, b_used, pc);
   t->rd.in_vptr = 0;
 }
 

@@ -20,10 +20,11 @@ enum { RD_LOAD = 0, RD_STORE = 1, RD_RMW = 2 };
 /* ------------------------------------------------------------ accesses (access.c) */
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 /* The same for an access within granule g by thread t, which no cell of g
- * covers (rd_access_fast looked): the full check.  how: is_write, and
- * plane B's bit as the fast path read it (RD_HOW_B). */
-#define RD_HOW_B 2
-void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
+ * covers (rd_access_fast looked): the full check.  cur: the access as the
+ * fast path built it (the thread's slot and epoch, bytes, write), so that
+ * the slow path need not build it again; b_used: plane B's bit as the fast
+ * path read it. */
+void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, int b_used,
                        uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded, in this epoch, these bytes or more with a kind that covers this
@@ -38,7 +39,7 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned siz
  * not know yet. */
 static inline __attribute__((always_inline)) void rd_access_fast_to(
     uintptr_t addr, unsigned size, int is_write, uintptr_t pc,
-    void (*granule)(dc_thread *, sh_granule *, uintptr_t, unsigned, int, uintptr_t),
+    void (*granule)(dc_thread *, sh_granule *, uintptr_t, uint64_t, int, uintptr_t),
     void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
   dc_thread *t = dc_tls;
   if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) &&
@@ -58,11 +59,14 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
        * through two loads fill all four cells, and the one whose cells are
        * in plane B finds them here (a fast path that read plane A only sent
        * it to the full check on every access: interp 6.5 -> 10 s) */
-      const int b_used = sh_b_used(g);
-      if (b_used && (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
-                     sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write)))
+      if (!sh_b_used(g)) {
+        granule(t, g, addr, cur, 0, pc);
         return;
-      granule(t, g, addr, size, is_write | (b_used ? RD_HOW_B : 0), pc);
+      }
+      if (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
+          sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write))
+        return;
+      granule(t, g, addr, cur, 1, pc);
       return;
     }
   }
@@ -75,7 +79,7 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
 /* The same for a C++ object's vptr (__tsan_vptr_read/update): a race
  * found there is a "data race on vptr" (a constructor or destructor
  * against a virtual call), as ThreadSanitizer names it. */
-void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, int how,
+void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, int b_used,
                      uintptr_t pc);
 void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
@@ -176,9 +180,26 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
     return r->site_c0 << RD_SITE_K_BITS | k;
   return rd_site_slow(r, ctx, k);
 }
-/* site with its entry marked merged (it is r's, of its current incarnation) */
-uint32_t rd_site_merged(rd_thread *r, uint32_t site);
-int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b); /* both r's */
+uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site);
+int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb);
+/* site with its entry marked merged (it is r's, of its current incarnation).
+ * Merges of different pcs recur within an invocation (a function that sets
+ * a struct's fields one by one), so a small per-thread cache of the last
+ * variants made. */
+static inline uint32_t rd_site_merged(rd_thread *r, uint32_t site) {
+  const uint32_t c = site >> RD_SITE_K_BITS;
+  const uint32_t *m = r->merged_of[c & 63];
+  if (dc_likely(m[0] == c)) return m[1] << RD_SITE_K_BITS | (site & ((1u << RD_SITE_K_BITS) - 1));
+  return rd_site_merged_slow(r, site);
+}
+/* Do sites a and b (both r's) name one context?  Nearly always the same
+ * entry, or b's merged variant (a merged cell that grows again): no table
+ * read then. */
+static inline int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
+  const uint32_t ca = a >> RD_SITE_K_BITS, cb = b >> RD_SITE_K_BITS;
+  const uint32_t *m = r->merged_of[cb & 63];
+  return ca == cb || (m[0] == cb && m[1] == ca) || rd_site_same_ctx_slow(r, ca, cb);
+}
 void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
 /* A cell's context handle and pc (0 when unknown: returns 0), and whether
  * the cell merged accesses by several pcs, the first of which is pc. */

@@ -242,26 +242,19 @@ DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
   return c << SITE_K_BITS | (k & (SITE_K - 1));
 }
 
-/* The merged variant of an entry: merges of different pcs recur within
- * an invocation (a function that sets a struct's fields one by one), so a
- * small per-thread cache of the last variants made. */
-uint32_t rd_site_merged(rd_thread *r, uint32_t site) {
+/* The merged variant of an entry, made and cached (rd_site_merged has the
+ * cache's hit inline). */
+uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site) {
   const uint32_t c = site >> SITE_K_BITS;
   uint32_t *m = r->merged_of[c & 63];
-  if (m[0] != c) {
-    const uint64_t e = ent_get(r->sites, c);
-    m[0] = c;
-    m[1] = (e & ENT_MERGED) ? c : cidx_of(r, e | ENT_MERGED);
-  }
+  const uint64_t e = ent_get(r->sites, c);
+  m[0] = c;
+  m[1] = (e & ENT_MERGED) ? c : cidx_of(r, e | ENT_MERGED);
   return m[1] << SITE_K_BITS | (site & (SITE_K - 1));
 }
 
-/* Nearly always the same entry, or b's merged variant (a merged cell that
- * grows again): no table read then. */
-int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
-  const uint32_t ca = a >> SITE_K_BITS, cb = b >> SITE_K_BITS;
-  const uint32_t *m = r->merged_of[cb & 63];
-  if (ca == cb || (m[0] == cb && m[1] == ca)) return 1;
+/* Entries ca and cb differ (rd_site_same_ctx): do they name one context? */
+int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb) {
   return ent_ctx(ent_get(r->sites, ca)) == ent_ctx(ent_get(r->sites, cb));
 }
 
