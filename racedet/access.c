@@ -349,8 +349,6 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
     check_granule(t, g, addr, t->rd.self | sh_bytes(addr & 7, size) | flags, pc, -1);
 }
 
-/* Ranges and unaligned accesses: granule by granule, clipped (one cell per
- * granule with the bytes touched there). */
 /* One granule of a range: already recorded (a buffer copied back and forth
  * in one epoch), or the full check, told what was seen of plane B. */
 static inline void range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
@@ -360,6 +358,8 @@ static inline void range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, un
   if (b >= 0) check_granule(t, g, addr, cur, pc, b);
 }
 
+/* Ranges and unaligned accesses: granule by granule, clipped (one cell per
+ * granule with the bytes touched there). */
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
   const uintptr_t end = addr + size;
