@@ -350,12 +350,15 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
 }
 
 /* One granule of a range: already recorded (a buffer copied back and forth
- * in one epoch), or the full check, told what was seen of plane B. */
-static inline void range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned bytes,
-                                 uint64_t flags, uintptr_t pc) {
-  const uint64_t cur = t->rd.self | bytes | flags;
-  const int b = sh_recorded_b(g, cur, t->rd.floorw);
-  if (b >= 0) check_granule(t, g, addr, cur, pc, b);
+ * in one epoch), or the full check, told what was seen of plane B.  Returns
+ * whether the full check ran (it may have started a new epoch,
+ * rd_sites_renew, so that the caller's access word is stale). */
+DC_INLINE int range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                           uint64_t floorw, uintptr_t pc) {
+  const int b = sh_recorded_b(g, cur, floorw);
+  if (dc_likely(b < 0)) return 0;
+  check_granule(t, g, addr, cur, pc, b);
+  return 1;
 }
 
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
@@ -372,24 +375,23 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       addr = stop_r;
       continue;
     }
+    const rd_thread *r = &t->rd;
     if (addr & 7) { /* a first granule in part */
       const uintptr_t stop = stop_r < (addr | 7) + 1 ? stop_r : (addr | 7) + 1;
-      range_granule(t, g++, addr, sh_bytes(addr & 7, (unsigned)(stop - addr)), flags, pc);
+      range_granule(t, g++, addr,
+                    r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | flags, r->floorw,
+                    pc);
       addr = stop;
     }
     /* whole granules, most of a range: the access word is built once and
-     * built again only after a full check (which may start a new epoch,
-     * rd_sites_renew) */
-    const rd_thread *r = &t->rd;
+     * built again only after a full check */
     uint64_t cur = r->self | 0xffu | flags, floorw = r->floorw;
-    for (; stop_r - addr >= 8; addr += 8, g++) {
-      const int b = sh_recorded_b(g, cur, floorw);
-      if (dc_likely(b < 0)) continue;
-      check_granule(t, g, addr, cur, pc, b);
-      cur = r->self | 0xffu | flags, floorw = r->floorw;
-    }
+    for (; stop_r - addr >= 8; addr += 8, g++)
+      if (range_granule(t, g, addr, cur, floorw, pc))
+        cur = r->self | 0xffu | flags, floorw = r->floorw;
     if (addr < stop_r) { /* a last granule in part */
-      range_granule(t, g, addr, sh_bytes(0, (unsigned)(stop_r - addr)), flags, pc);
+      range_granule(t, g, addr, r->self | sh_bytes(0, (unsigned)(stop_r - addr)) | flags,
+                    r->floorw, pc);
       addr = stop_r;
     }
   }

@@ -336,8 +336,8 @@ DC_EXPORT int sem_destroy(sem_t *s) {
 
 /* ------------------------------------------------------------ join */
 /* A join orders the thread's end (thread_end.c), found by its serial
- * before the real join: once that returns, glibc may give its pthread_t to
- * a new thread. */
+ * before the real join (call may use it): once that returns, glibc may give
+ * its pthread_t to a new thread. */
 #define JOIN(call)                                                   \
   do {                                                               \
     const uint32_t serial = rd_thread_serial_of(A(th));              \
@@ -359,12 +359,7 @@ static int join_blocking(pthread_t th, void **ret, uint32_t serial) {
   if (linked) rd_floor_joining(&t->rd.vc, UINT32_MAX);
   return r;
 }
-DC_EXPORT int pthread_join(pthread_t th, void **ret) {
-  const uint32_t serial = rd_thread_serial_of(A(th));
-  int r = join_blocking(th, ret, serial);
-  if (r == 0) rd_thread_joined(A(th), serial);
-  return r;
-}
+DC_EXPORT int pthread_join(pthread_t th, void **ret) { JOIN(join_blocking(th, ret, serial)); }
 DC_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret) {
   REAL(int, pthread_tryjoin_np, pthread_t, void **);
   JOIN(real_pthread_tryjoin_np(th, ret));
