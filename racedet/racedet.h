@@ -28,18 +28,18 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
                        uintptr_t pc);
 /* The instrumentation's entry: inline, and done when this thread already
  * recorded, in this epoch, these bytes or more with a kind that covers this
- * access (sh_covers: the common case in loops, also after a memcpy).  One
- * TLS load, one region-table load, the thread's slot and epoch, one or two
- * cell loads of plane A, no call and no register saved; where plane A does
- * not cover the access, plane B's bit and, if set, its two cells.  Everything
- * else is a tail call: rd_access_granule when no cell covers it (it checks
- * and stores; whether accesses are ignored is asked only there: a covered
- * access changes nothing anyway), rd_access for accesses that span granules
- * (unaligned loads, 16-byte vectors) and threads or memory the runtime does
- * not know yet. */
+ * access in plane A (sh_covers_now: the common case in loops, also after a
+ * memcpy).  One TLS load, one region-table load, the thread's slot and
+ * epoch, one or two cell loads and four instructions a cell, no call and no
+ * register saved.  Everything else is a tail call: `more` (plane B, cells of
+ * earlier epochs since the last release, then the full check:
+ * rd_access_more) for an access in one granule, rd_access for
+ * accesses that span granules (unaligned loads, 16-byte vectors) and
+ * threads or memory the runtime does not know yet.  (With plane B inline
+ * as well, gcc saved two registers on every access.) */
+typedef void rd_more_fn(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc);
 static inline __attribute__((always_inline)) void rd_access_fast_to(
-    uintptr_t addr, unsigned size, int is_write, uintptr_t pc,
-    void (*granule)(dc_thread *, sh_granule *, uintptr_t, uint64_t, int, uintptr_t),
+    uintptr_t addr, unsigned size, int is_write, uintptr_t pc, rd_more_fn *more,
     void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
   dc_thread *t = dc_tls;
   if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) &&
@@ -48,39 +48,33 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     if (dc_likely(region != 0)) {
       sh_granule *g = sh_in_region(region, addr);
-      const rd_thread *r = &t->rd;
-      const uint64_t cur =
-          r->self | sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
-      const uint64_t floorw = r->floorw;
-      if (dc_likely(sh_covers_as(sh_load(&g->c[0]), cur, floorw, is_write)) ||
-          sh_covers_as(sh_load(&g->c[1]), cur, floorw, is_write))
+      const uint64_t kind = sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
+      const uint64_t cur = t->rd.self | kind, differ = sh_differ(kind);
+      if (dc_likely(sh_covers_now(sh_load(&g->c[0]), cur, differ)) ||
+          sh_covers_now(sh_load(&g->c[1]), cur, differ))
         return;
-      /* plane B where its bit is set: two threads that each read a granule
-       * through two loads fill all four cells, and the one whose cells are
-       * in plane B finds them here (a fast path that read plane A only sent
-       * it to the full check on every access: interp 6.5 -> 10 s) */
-      if (!sh_b_used(g)) {
-        granule(t, g, addr, cur, 0, pc);
-        return;
-      }
-      if (sh_covers_as(sh_load(sh_cell_at(g, 2)), cur, floorw, is_write) ||
-          sh_covers_as(sh_load(sh_cell_at(g, 3)), cur, floorw, is_write))
-        return;
-      granule(t, g, addr, cur, 1, pc);
+      more(t, g, addr, cur, pc);
       return;
     }
   }
   any(addr, size, is_write, pc);
 }
+/* The rest of the inline check: is the access recorded in plane B (where
+ * its bit is set: two threads that each read a granule through two loads
+ * fill all four cells, and a check that read plane A only sent the one
+ * whose cells are in plane B to the full check on every access: interp 6.5
+ * -> 10 s), or, where the thread's epoch moved since its last release, in a
+ * cell of an earlier epoch (sh_covers)?  Else the full check
+ * (rd_access_granule). */
+rd_more_fn rd_access_more;
 static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr, unsigned size,
                                                                  int is_write, uintptr_t pc) {
-  rd_access_fast_to(addr, size, is_write, pc, rd_access_granule, rd_access);
+  rd_access_fast_to(addr, size, is_write, pc, rd_access_more, rd_access);
 }
 /* The same for a C++ object's vptr (__tsan_vptr_read/update): a race
  * found there is a "data race on vptr" (a constructor or destructor
  * against a virtual call), as ThreadSanitizer names it. */
-void rd_vptr_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, int b_used,
-                     uintptr_t pc);
+rd_more_fn rd_vptr_more;
 void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
 /* A synchronisation object's own memory, as ThreadSanitizer models it:

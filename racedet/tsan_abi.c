@@ -68,7 +68,7 @@ DC_EXPORT void __tsan_vptr_update(void **p, void *v) {
   if (*p != v) rd_vptr_access((uintptr_t)p, sizeof(void *), 1, PC());
 }
 DC_EXPORT void __tsan_vptr_read(void **p) {
-  rd_access_fast_to((uintptr_t)p, sizeof(void *), 0, PC(), rd_vptr_granule, rd_vptr_access);
+  rd_access_fast_to((uintptr_t)p, sizeof(void *), 0, PC(), rd_vptr_more, rd_vptr_access);
 }
 
 /* ------------------------------------------------------------ atomics */

@@ -145,6 +145,17 @@ static inline int sh_covers_as(uint64_t c, uint64_t cur, uint64_t floorw, int is
 static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
   return sh_covers_as(c, cur, floorw, (cur & SH_WRITE) != 0);
 }
+/* The same for a cell of cur's own epoch, the inline check's test: c and
+ * cur differ in none of cur's bytes and in no field but the bytes, the site
+ * and, for a read, the write bit.  A load, an xor, a test and a branch a
+ * cell, with differ (sh_differ of cur's bytes and write bit, cur & 0x1ff)
+ * computed once an access. */
+static inline uint64_t sh_differ(uint64_t kind) {
+  return ~(SH_SITE_FIELD | 0xffull | SH_WRITE) | kind;
+}
+static inline int sh_covers_now(uint64_t c, uint64_t cur, uint64_t differ) {
+  return !((c ^ cur) & differ);
+}
 /* Do two cells name the same access but for bytes and site: thread, epoch,
  * kind? */
 static inline int sh_same_kind(uint64_t a, uint64_t b) {
@@ -224,10 +235,11 @@ static inline void sh_b_mark(const sh_granule *g) {
 
 /* Is access cur recorded in granule g: does one of its cells already cover
  * it (sh_covers)?  Plane A, then plane B only where its bit is set: the
- * check the inline fast path and ranges make before the full one.  Returns
- * -1 if it is, else plane B's bit as it was read (0 or 1): the full check
- * needs it and need not ask again. */
-static inline int sh_recorded_b(sh_granule *g, uint64_t cur, uint64_t floorw) {
+ * check ranges make before the full one.  Returns -1 if it is, else plane
+ * B's bit as it was read (0 or 1): the full check needs it and need not
+ * ask again. */
+static inline __attribute__((always_inline)) int sh_recorded_b(sh_granule *g, uint64_t cur,
+                                                            uint64_t floorw) {
   if (sh_covers(sh_load(&g->c[0]), cur, floorw) || sh_covers(sh_load(&g->c[1]), cur, floorw))
     return -1;
   if (!sh_b_used(g)) return 0;
@@ -238,6 +250,16 @@ static inline int sh_recorded_b(sh_granule *g, uint64_t cur, uint64_t floorw) {
 }
 static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
   return sh_recorded_b(g, cur, floorw) < 0;
+}
+/* The same in plane B alone, for a cell of cur's epoch (sh_covers_now). */
+static inline __attribute__((always_inline)) int sh_recorded_now_in_b(sh_granule *g,
+                                                                   uint64_t cur) {
+  if (!sh_b_used(g)) return 0;
+  const uint64_t differ = sh_differ(cur & (0xffu | SH_WRITE));
+  return sh_covers_now(sh_load(sh_cell_at(g, 2)), cur, differ) ||
+                 sh_covers_now(sh_load(sh_cell_at(g, 3)), cur, differ)
+             ? -1
+             : 1;
 }
 
 /* The granule of addr, or 0 for addresses the shadow does not cover. */

@@ -209,25 +209,38 @@ int main(void) {
 
   /* covering: the same thread since its last release (floor), a superset
    * of the bytes, a write for a write, the same atomicity, freed marks only
-   * for freed marks */
+   * for freed marks (sh_covers); the inline check's test (sh_covers_now)
+   * says the same in cur's own epoch, and no for a cell of an earlier one */
   {
     const uint64_t f9 = sh_self(0, 9), f10 = sh_self(0, 10);
-    uint64_t w = sh_make(0xff, SH_WRITE, 3, 9, 0), rd = sh_make(0x0f, 0, 3, 9, 0);
-    CHECK(sh_covers(sh_with_site(w, 77), rd, f9), "a write covers a read of some of its bytes");
-    CHECK(sh_covers(sh_with_site(rd, 5), sh_make(0x0f, 0, 3, 9, 6), f9),
-          "whatever the sites of the two");
-    CHECK(!sh_covers(rd, sh_make(0x0f, SH_WRITE, 3, 9, 0), f9), "a read does not cover a write");
-    CHECK(!sh_covers(rd, sh_make(0x1f, 0, 3, 9, 0), f9), "nor more bytes");
-    CHECK(sh_covers(w, sh_make(0x0f, 0, 3, 10, 0), f9),
-          "a later epoch with no release between: covered");
-    CHECK(!sh_covers(w, sh_make(0x0f, 0, 3, 10, 0), f10), "an epoch before the last release: not");
-    CHECK(!sh_covers(w, sh_make(0x0f, 0, 4, 9, 0), f9), "nor another thread");
-    CHECK(!sh_covers(w, sh_make(0x0f, SH_ATOMIC, 3, 9, 0), f9), "nor an atomic access");
-    CHECK(!sh_covers(w | SH_FREED, rd, f9), "a freed mark covers no access");
-    CHECK(sh_covers(w | SH_FREED, sh_make(0x0f, SH_WRITE | SH_FREED, 3, 9, 0), f9),
-          "but a freed mark");
-    CHECK(!sh_covers(0, sh_make(0x01, 0, 0, 1, 0), sh_self(0, 1)),
-          "an empty cell covers nothing, not even thread 0's access");
+    const uint64_t w = sh_make(0xff, SH_WRITE, 3, 9, 0), rd = sh_make(0x0f, 0, 3, 9, 0);
+    const struct {
+      uint64_t c, cur, floorw;
+      int covers, now;
+      const char *what;
+    } k[] = {
+        {sh_with_site(w, 77), rd, f9, 1, 1, "a write covers a read of some of its bytes"},
+        {sh_with_site(rd, 5), sh_make(0x0f, 0, 3, 9, 6), f9, 1, 1, "whatever the sites of the two"},
+        {sh_make(0x3c, 0, 3, 9, 1), sh_make(0x18, 0, 3, 9, 0), f9, 1, 1, "a read of bytes inside"},
+        {rd, sh_make(0x0f, SH_WRITE, 3, 9, 0), f9, 0, 0, "a read does not cover a write"},
+        {rd, sh_make(0x1f, 0, 3, 9, 0), f9, 0, 0, "nor more bytes"},
+        {sh_make(0x3c, 0, 3, 9, 1), sh_make(0x06, 0, 3, 9, 0), f9, 0, 0, "nor bytes across it"},
+        {w, sh_make(0x0f, 0, 3, 10, 0), f9, 1, 0,
+         "a later epoch with no release between: covered (but not in the current epoch)"},
+        {w, sh_make(0x0f, 0, 3, 10, 0), f10, 0, 0, "an epoch before the last release: not"},
+        {w, sh_make(0x0f, 0, 4, 9, 0), f9, 0, 0, "nor another thread"},
+        {w, sh_make(0x0f, SH_ATOMIC, 3, 9, 0), f9, 0, 0, "nor an atomic access"},
+        {w | SH_ATOMIC, rd, f9, 0, 0, "nor an atomic cell a plain access"},
+        {w | SH_FREED, rd, f9, 0, 0, "a freed mark covers no access"},
+        {w | SH_FREED, sh_make(0x0f, SH_WRITE | SH_FREED, 3, 9, 0), f9, 1, 1, "but a freed mark"},
+        {0, sh_make(0x01, 0, 0, 1, 0), sh_self(0, 1), 0, 0,
+         "an empty cell covers nothing, not even thread 0's access"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+      CHECK(sh_covers(k[i].c, k[i].cur, k[i].floorw) == k[i].covers, "%s", k[i].what);
+      CHECK(sh_covers_now(k[i].c, k[i].cur, sh_differ(k[i].cur & 0x1ffu)) == k[i].now,
+            "%s (the current epoch's test)", k[i].what);
+    }
   }
 
   /* a large reset gives whole bitmap pages and their plane B back, and
