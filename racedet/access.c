@@ -215,8 +215,9 @@ DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
  * call in SQLite): loops stay unrolled over the four cells and plane B's
  * address is computed once.  b_used: -1, or plane B's bit as the caller saw
  * it, having found no cell that covers the access (rd_access_granule, after
- * rd_access_fast looked at both planes): then nothing is asked again (only
- * this thread stores cells of its own epoch, and it has stored none since). */
+ * rd_access_fast and rd_access_more looked at both planes): then nothing is
+ * asked again (only this thread stores cells of its own epoch, and it has
+ * stored none since). */
 DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                           uintptr_t pc, uint64_t *c, int b_used) {
   rd_thread *r = &t->rd;
