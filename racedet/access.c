@@ -455,10 +455,8 @@ void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
 }
 
 void rd_vptr_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
-  const int b = recorded_more(&t->rd, g, cur);
-  if (b < 0) return;
   t->rd.in_vptr = 1;
-  rd_access_granule(t, g, addr, cur, b, pc);
+  rd_access_more(t, g, addr, cur, pc);
   t->rd.in_vptr = 0;
 }
 

@@ -38,7 +38,7 @@
  *                shared by its successive threads, and a thread that uses
  *                them up moves to a fresh slot (rd_thread.c).  On top, so
  *                that "this thread's cell since its last release" is one
- *                compare (sh_covers_as)
+ *                compare (sh_covers)
  * Everything but the site is what the happens-before decisions use; the
  * site is read only to merge a thread's own accesses and to report.  Before, a cell
  * was 16 bytes (a header with a 32-bit epoch and 16-bit slot, and a word with
@@ -137,13 +137,10 @@ static inline int sh_contiguous(uint64_t a) {
  * a new table of sites, rd_thread.c.)  The sites do not matter (cur has
  * none), nor does an empty cell's thread field match only thread 0's
  * (floorw is never 0). */
-static inline int sh_covers_as(uint64_t c, uint64_t cur, uint64_t floorw, int is_write) {
-  const uint64_t keep = ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED |
-                        (is_write ? SH_WRITE : 0);
-  return !((c ^ cur) & keep) && c >= floorw && !(cur & ~c & 0xffu);
-}
 static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
-  return sh_covers_as(c, cur, floorw, (cur & SH_WRITE) != 0);
+  const uint64_t keep =
+      ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE);
+  return !((c ^ cur) & keep) && c >= floorw && !(cur & ~c & 0xffu);
 }
 /* The same for a cell of cur's own epoch, the inline check's test: c and
  * cur differ in none of cur's bytes and in no field but the bytes, the site
