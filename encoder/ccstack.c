@@ -71,6 +71,41 @@ uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id) {
   return intern(id, edge, 1, cc);
 }
 
+/* The lazy pushes under t->cc, made.  t->cc = LAZY|i names frames[i], whose
+ * ccStack is its saved_cc (itself lazy or not) with <saved_id, edge> pushed.
+ * Going down the chain to the first real value (or a frame already
+ * resolved), each frame on the way is linked to the frame above it through
+ * its cc field (DC_CC_LAZY | above, marking it in progress); then going back
+ * up, each frame's push is made and kept in its cc (0 = not resolved: the
+ * entry cleared it).  Each lazy push is so made once per frame, however
+ * often the context is captured, and the walk needs no stack of its own (a
+ * deep recursion's chain is as deep as the recursion).  Under the runtime
+ * guard: a signal handler's own capture never sees a half-linked chain. */
+#define NO_FRAME 0x7fffffffu
+uint32_t dc_cc_resolve(dc_thread *t) {
+  dc_enter(t);
+  uint32_t cc = t->cc, above = NO_FRAME;
+  while (cc & DC_CC_LAZY) {
+    dc_frame *f = &t->frames[cc & ~DC_CC_LAZY];
+    if (f->cc) {
+      cc = f->cc;
+      break;
+    }
+    f->cc = DC_CC_LAZY | above;
+    above = cc & ~DC_CC_LAZY;
+    cc = f->saved_cc;
+  }
+  while (above != NO_FRAME) {
+    dc_frame *f = &t->frames[above];
+    above = f->cc & ~DC_CC_LAZY;
+    cc = dc_cc_push_cached(t, cc, f->edge, f->saved_id);
+    f->cc = cc;
+  }
+  t->cc = cc;
+  dc_leave(t);
+  return cc;
+}
+
 __attribute__((constructor)) static void cc_locks(void) {
   dc_atfork_register(DC_RANK_CC, &cc_lock, 1, 0);
 }

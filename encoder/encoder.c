@@ -66,8 +66,7 @@ static inline void restore_to(dc_thread *t, uint32_t depth) {
   dc_frame *f = &t->frames[depth];
   t->ctx_handle = 0;
   t->id = f->saved_id;
-  t->cc = f->saved_cc;
-  t->node = f->saved_node;
+  t->node_cc = f->saved_node_cc;
   t->depth = depth;
 }
 
@@ -95,11 +94,13 @@ DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp, int cyg) {
   restore_to(t, d);
 }
 
+/* A call over unencoded edge e into the thread's top frame (already made):
+ * a lazy ccStack push (DC_CC_LAZY). */
 DC_NOINLINE static void unencoded_push(dc_thread *t, uint32_t e) {
   const dc_dict *d = t->dict;
-  t->cc = dc_cc_push_cached(t, t->cc, e, t->id);
+  t->frames[t->depth - 1].cc = 0;
+  t->cc = DC_CC_LAZY | (t->depth - 1);
   t->id = d->max_id + 1;
-  t->cc_pushes++;
   if (e >= d->n_edges && dc_opt.reencode) {
     /* a new edge: count pushes over edges the dictionary does not know */
     uint64_t n = atomic_fetch_add_explicit(&dc_new_edge_pushes, 1, memory_order_relaxed) + 1;
@@ -128,7 +129,8 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
     if (code != DC_UNENCODED) {
       id += code;
     } else {
-      cc = dc_cc_push_cached(t, cc, f->edge, id);
+      f->cc = 0; /* its push, made under the old ids, is made again lazily */
+      cc = DC_CC_LAZY | i;
       id = d->max_id + 1;
     }
   }
@@ -137,11 +139,18 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
   t->ctx_handle = 0;
 }
 
+/* Every 256th call (DC_TICK_DUE): sample the edge's frequency, fold the
+ * tick into the counts, and make room for the calls until the next sample
+ * (the fast path does not check the frame stack's size; there are at most
+ * 255 fast calls in between, and the slow path checks its own). */
 DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
+  t->calls += t->tick & (DC_TICK_PUSH - 1);
+  t->cc_pushes += t->tick >> DC_TICK_PUSH_SHIFT;
+  t->tick = 0;
+  if (t->cap - t->depth <= DC_TICK_DUE) dc_thread_grow(t);
   atomic_fetch_add_explicit(&dc_edge_at(e)->hits, 1, memory_order_relaxed);
-  if (t->cc) {
-    t->cc_depth_sum += dc_cc_at(t->cc)->depth;
-  }
+  uint32_t cc = dc_cc_now(t);
+  if (cc) t->cc_depth_sum += dc_cc_at(cc)->depth;
   t->cc_depth_samples++;
 }
 
@@ -154,12 +163,23 @@ DC_NOINLINE static void verify_event(dc_thread *t) {
 DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t cs,
                                           uintptr_t callee) {
   uint32_t e = dc_edge_get(t->node, cs, callee);
+  const dc_dict *d = t->dict;
+  uint64_t code = dc_dict_code(d, e);
   c->cs = cs;
   c->callee_pc = callee;
   c->caller = t->node;
   c->edge = e;
   c->callee = dc_edge_at(e)->callee;
-  c->code = dc_dict_code(t->dict, e);
+  if (e >= d->n_edges) { /* new: the slow path counts its pushes toward re-encoding */
+    c->add = 0;
+    c->tick = DC_TICK_DUE;
+  } else if (code == DC_UNENCODED) {
+    c->add = d->max_id + 1;
+    c->tick = DC_TICK_CALL + DC_TICK_PUSH;
+  } else {
+    c->add = code;
+    c->tick = DC_TICK_CALL;
+  }
   return c;
 }
 
@@ -190,8 +210,7 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
   f->sp = sp;
   f->edge = c->edge; /* the tree node entered */
   f->saved_id = t->id;
-  f->saved_cc = t->cc;
-  f->saved_node = t->node;
+  f->saved_node_cc = t->node_cc;
   t->cc = c->edge;
   t->node = c->callee;
   t->ctx_handle = 0;
@@ -241,17 +260,17 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   f->sp = sp;
   f->edge = c->edge;
   f->saved_id = t->id;
-  f->saved_cc = t->cc;
-  f->saved_node = t->node;
-  if (dc_likely(c->code != DC_UNENCODED))
-    t->id += c->code;
+  f->saved_node_cc = t->node_cc;
+  uint64_t code = dc_dict_code(t->dict, c->edge);
+  if (dc_likely(code != DC_UNENCODED))
+    t->id += code;
   else
     unencoded_push(t, c->edge);
   t->node = c->callee;
   t->ctx_handle = 0;
   uint32_t e = c->edge;
-  t->calls++;
-  if (dc_unlikely((t->calls & DC_SAMPLE_MASK) == 0)) sample(t, e);
+  t->tick += DC_TICK_CALL + (code == DC_UNENCODED ? DC_TICK_PUSH : 0);
+  if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
   dc_leave(t);
 }
@@ -277,70 +296,62 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_leave(t);
 }
 
-/* Enter the callee of cached edge c: the frame, then the encoded state
- * (id, ccStack top) the call leads to. */
+
+/* Enter the callee of cached edge c: the frame, then the encoded state the
+ * call leads to: an encoded call adds its code to the id; an unencoded one
+ * (push: recursive, or past maxID's limit) starts a new id and pushes
+ * lazily (DC_CC_LAZY). */
 static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, const dc_ecache *c,
-                                                             uint32_t depth, uint64_t calls,
-                                                             uintptr_t sp, uint64_t new_id,
-                                                             uint32_t new_cc) {
+                                                             uint32_t depth, uint32_t tick,
+                                                             uintptr_t sp, int push) {
   /* reserve the slot first: a signal handler arriving now pushes above it */
   t->depth = depth + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   dc_frame *f = &t->frames[depth];
+  /* id and node_cc are each read and written whole: a load that spans two
+   * stores still in flight would wait for them */
+  uint64_t id = t->id, node_cc = t->node_cc;
+  f->saved_id = id;
+  f->saved_node_cc = node_cc;
   f->sp = sp;
-  f->saved_id = t->id;
-  f->saved_cc = t->cc;
-  f->saved_node = t->node;
   f->edge = c->edge;
-  t->id = new_id;
-  t->cc = new_cc;
-  t->node = c->callee;
-  t->calls = calls;
+  if (push) {
+    f->cc = 0;
+    /* the frame is whole before t->cc names it (a signal handler may resolve it) */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->node_cc = DC_NODE_CC(c->callee, DC_CC_LAZY | depth);
+    t->id = c->add;
+  } else {
+    t->node_cc = node_cc ^ (c->caller ^ c->callee); /* node was c->caller */
+    t->id = id + c->add;
+  }
+  t->tick = tick;
   t->ctx_handle = 0;
 }
 
-/* The fast path of a call over an unencoded edge (recursive, indirect or
- * overflow): a ccStack push, done here when the thread's push cache has it
- * and the dictionary knows the edge (pushes over new edges count toward
- * re-encoding: unencoded_push).  Apart from func_entry, so that encoded
- * calls save no registers. */
-DC_NOINLINE static void func_entry_push(dc_thread *t, const dc_ecache *c, uintptr_t cs,
-                                        uintptr_t callee, uintptr_t sp, int cyg) {
-  const dc_dict *d = t->dict;
-  uint32_t top;
-  if (dc_unlikely(c->edge >= d->n_edges) ||
-      dc_unlikely(!(top = dc_pcache_hit(dc_pcache_set(t, t->cc, c->edge, t->id), t->cc,
-                                        c->edge, t->id)))) {
-    func_entry_slow(cs, callee, sp, cyg);
-    return;
-  }
-  t->cc_pushes++;
-  enter_frame(t, c, t->depth, t->calls + 1, sp, d->max_id + 1, top);
-}
-
 /* Fast paths: a known thread with nothing pending (no reentrancy, no newer
- * dictionary, no verification), no resync, a cache hit on the edge (and, for
- * an unencoded edge, on its push: func_entry_push), no sample due.
- * Everything else goes to the slow variant, which re-checks from scratch.
- * The in_runtime half of the slow word keeps a signal handler that
- * interrupts a slow path away from the state. */
+ * dictionary, no verification), no resync, a cache hit on an edge the
+ * dictionary knows, no sample due.  Everything else goes to the slow
+ * variant, which re-checks from scratch.  The in_runtime half of the slow
+ * word keeps a signal handler that interrupts a slow path away from the
+ * state. */
 static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
                                                             uintptr_t sp, int cyg) {
   dc_thread *t = dc_tls;
   if (dc_unlikely(!t)) goto slow;
   uint32_t depth = t->depth;
-  uint64_t calls = t->calls + 1;
-  if (dc_unlikely(dc_thread_slow_word(t) | (depth == t->cap) | ((calls & DC_SAMPLE_MASK) == 0)) ||
+  if (dc_unlikely(dc_thread_slow_word(t)) ||
       dc_unlikely(depth && dead_at_entry(t->frames[depth - 1].sp, sp, cyg)))
     goto slow;
-  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
+  const dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node)))
     goto slow;
-  if (dc_unlikely(c->code == DC_UNENCODED)) {
-    func_entry_push(t, c, cs, callee, sp, cyg);
-    return;
-  }
-  enter_frame(t, c, depth, calls, sp, t->id + c->code, t->cc);
+  uint32_t tick = t->tick + c->tick;
+  if (dc_unlikely(tick & DC_TICK_DUE)) goto slow;
+  if (c->tick & DC_TICK_PUSH)
+    enter_frame(t, c, depth, tick, sp, 1);
+  else
+    enter_frame(t, c, depth, tick, sp, 0);
   return;
 slow:
   func_entry_slow(cs, callee, sp, cyg);
@@ -389,9 +400,16 @@ DC_EXPORT void dacce_reencode(void) {
 }
 
 /* ------------------------------------------------------------ statistics */
+static uint64_t thread_calls(const dc_thread *t) {
+  return t->calls + (t->tick & (DC_TICK_PUSH - 1));
+}
+static uint64_t thread_pushes(const dc_thread *t) {
+  return t->cc_pushes + (t->tick >> DC_TICK_PUSH_SHIFT);
+}
+
 void dc_stats_add_thread(const dc_thread *t) {
-  atomic_fetch_add(&g_calls, t->calls);
-  atomic_fetch_add(&g_cc_pushes, t->cc_pushes);
+  atomic_fetch_add(&g_calls, thread_calls(t));
+  atomic_fetch_add(&g_cc_pushes, thread_pushes(t));
   atomic_fetch_add(&g_cc_depth_sum, t->cc_depth_sum);
   atomic_fetch_add(&g_cc_depth_samples, t->cc_depth_samples);
 }
@@ -414,8 +432,8 @@ DC_EXPORT void dacce_get_stats(dacce_stats *o) {
   uint64_t dsum = atomic_load(&g_cc_depth_sum), dn = atomic_load(&g_cc_depth_samples);
   dc_thread *t = dc_tls;
   if (t && t->serial != UINT32_MAX) {
-    calls += t->calls;
-    pushes += t->cc_pushes;
+    calls += thread_calls(t);
+    pushes += thread_pushes(t);
     dsum += t->cc_depth_sum;
     dn += t->cc_depth_samples;
   }

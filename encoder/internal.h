@@ -267,6 +267,14 @@ void dc_cc_init(void);
 /* Push <id, edge> on top of cc (with recursion compression); max_id is the
  * dictionary's, needed to know where the segment under the top began. */
 uint32_t dc_cc_push(uint32_t cc, uint32_t edge, uint64_t id);
+/* A lazy ccStack value, DC_CC_LAZY | i: the ccStack that the entry into the
+ * thread's frames[i] (over an unencoded edge) pushes, not computed yet.
+ * Calls push lazily, so that a push costs what an encoded call costs; the
+ * push is made when a context is captured (dc_capture; most calls never
+ * are).  Lazy values are only ever in a thread's t->cc and its frames'
+ * saved_cc, never in a captured context: they name frames, which a pop
+ * reuses, and every frame one names lies below the one holding it. */
+#define DC_CC_LAZY 0x80000000u
 
 /* ---------------------------------------------------------------- reencode.c */
 typedef struct dc_dict {
@@ -305,12 +313,18 @@ extern _Atomic uint64_t dc_new_edge_pushes; /* pushes over edges newer than the 
 
 /* ---------------------------------------------------------------- thread.c */
 typedef struct dc_frame {
+  uint64_t saved_id;     /* encoded state before the call, restored at exit */
+  union {
+    struct {
+      uint32_t saved_node; /* = the edge's caller */
+      uint32_t saved_cc;
+    };
+    uint64_t saved_node_cc;
+  };
   uintptr_t sp;        /* caller's stack pointer at the __tsan_func_entry call */
-  uint64_t saved_id;   /* encoded state before the call, restored at exit */
-  uint32_t saved_cc;
-  uint32_t saved_node; /* = the edge's caller */
   uint32_t edge;       /* edge taken into this frame */
-  uint32_t pad;
+  uint32_t cc;         /* entered over an unencoded edge: the ccStack the entry
+                        * pushed, once resolved (0 = not yet; dc_cc_resolve) */
 } dc_frame;
 
 /* Per-thread direct-mapped cache in front of the global edge table: the hot
@@ -321,10 +335,22 @@ typedef struct dc_frame {
 #define DC_ECACHE_BITS 9
 typedef struct dc_ecache {
   uintptr_t cs, callee_pc;
-  uint64_t code;
+  uint64_t add;  /* the call's new id: id + add if encoded, else add (maxID + 1) */
   uint32_t caller, edge;
-  uint32_t callee, pad;
+  uint32_t callee; /* (an encoded call's node_cc is the caller's xor caller ^ callee) */
+  uint32_t tick; /* what the call adds to the thread's tick: DC_TICK_CALL, plus
+                  * DC_TICK_PUSH if unencoded, or DC_TICK_DUE for an edge the
+                  * dictionary does not know (the slow path counts those) */
 } dc_ecache;
+/* A thread's tick counts its calls and ccStack pushes since its last sample
+ * of an edge's frequency, in one word, so that a call updates both and tests
+ * whether a sample is due in one add and one test: calls in bits 0-8 (the
+ * 256th sets DC_TICK_DUE), pushes in bits 16-24.  The slow path folds it
+ * into the 64-bit counts at each sample (sample(), encoder.c). */
+#define DC_TICK_CALL 1u
+#define DC_TICK_DUE 0x100u
+#define DC_TICK_PUSH 0x10000u
+#define DC_TICK_PUSH_SHIFT 16
 static inline uint32_t dc_ecache_slot(uintptr_t cs, uintptr_t callee_pc) {
   return (uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >> (64 - DC_ECACHE_BITS));
 }
@@ -416,11 +442,16 @@ typedef struct dc_deferred_sig {
 
 typedef struct dc_thread {
   /* Hot encoded state: everything a call or a return over a cached edge
-   * touches in the thread's state is in these first 64 bytes (calls and
-   * ctx_handle were on two other cache lines: dc_thread_hot_line). */
+   * touches in the thread's state is in these first 64 bytes (the call
+   * count and ctx_handle were on two other cache lines: dc_thread_hot_line). */
   uint64_t id;
-  uint32_t node;
-  uint32_t cc;
+  union { /* node and cc, read and written together by calls and returns */
+    struct {
+      uint32_t node;
+      uint32_t cc;
+    };
+    uint64_t node_cc;
+  };
   const dc_dict *dict;
   dc_frame *frames;
   uint32_t depth, cap;
@@ -431,7 +462,7 @@ typedef struct dc_thread {
    * set by other threads (DC_PENDING_*) and cleared by the owner. */
   uint32_t in_runtime __attribute__((aligned(8)));
   _Atomic uint32_t pending;
-  uint64_t calls; /* statistics, and the edge-sampling count */
+  uint32_t tick;        /* calls and pushes since the last sample (DC_TICK_*) */
   uint32_t locks_held;  /* runtime locks held (dc_lock) */
   uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
@@ -439,14 +470,16 @@ typedef struct dc_thread {
   dc_ecache ecache[1u << DC_ECACHE_BITS];
   dc_pcache pcache[1u << DC_PCACHE_BITS];
   rd_thread rd;
-  /* statistics (thread-local, summed at exit) */
-  uint64_t cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
+  /* statistics (thread-local, summed at exit; calls and pushes also in tick) */
+  uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];
 } dc_thread;
-_Static_assert(offsetof(dc_thread, calls) + sizeof(uint64_t) <= 64 &&
+/* node_cc: node in the low half, cc in the high half */
+#define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))
+_Static_assert(offsetof(dc_thread, tick) + sizeof(uint32_t) <= 64 &&
                    offsetof(dc_thread, ctx_handle) < 64,
                "dc_thread_hot_line: the fast paths' fields share the first cache line");
 
@@ -480,6 +513,11 @@ static inline uint32_t dc_cc_push_cached(dc_thread *t, uint32_t cc, uint32_t edg
                        .mode = (uint32_t)dc_opt.cc_compress};
   return top;
 }
+/* Make the thread's lazy ccStack real (ccstack.c); returns t->cc. */
+uint32_t dc_cc_resolve(dc_thread *t);
+static inline uint32_t dc_cc_now(dc_thread *t) {
+  return dc_unlikely(t->cc & DC_CC_LAZY) ? dc_cc_resolve(t) : t->cc;
+}
 #define DC_PENDING_MIGRATE 1u /* a newer dictionary was published */
 #define DC_PENDING_VERIFY 2u  /* verification is on: every event is slow */
 #define DC_PENDING_CAPTURE 4u /* capture=stackwalk|cct: every event is slow (ablation) */
@@ -488,7 +526,6 @@ static inline uint64_t dc_thread_slow_word(const dc_thread *t) {
   __builtin_memcpy(&w, &t->in_runtime, sizeof w);
   return w;
 }
-#define DC_SAMPLE_MASK 255u /* every 256th call samples the edge's frequency (a shared counter) */
 
 typedef struct dc_thread_rec {
   struct dc_thread *live; /* state while the thread runs, else 0 */
@@ -589,7 +626,7 @@ static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)) &&
       !t->in_runtime)
     dc_migrate(t);
-  *out = (dacce_ctx){.id = t->id, .node = t->node, .cc = t->cc, .ts = t->dict->ts,
+  *out = (dacce_ctx){.id = t->id, .node = t->node, .cc = dc_cc_now(t), .ts = t->dict->ts,
                      .thread = t->serial};
 }
 void dc_stats_add_thread(const dc_thread *t);

@@ -262,6 +262,54 @@ static void test_recursion_compression(void) {
   unwind_all(&s);
 }
 
+/* Calls over unencoded edges push lazily (DC_CC_LAZY): the pushes are made
+ * when a context is captured.  A captured context is never lazy and stays
+ * valid after its frames are popped and reused by other calls; the
+ * statistics count every call and push, made or not, across the samples
+ * that fold the thread's tick into them. */
+static void test_lazy_push(void) {
+  sim s;
+  sim_init(&s);
+  dc_thread *t = dc_cur();
+  path(&s, "KLLN"); /* discover K->L, L->L, L->N */
+  unwind_all(&s);
+  dacce_reencode(); /* L->L is a back edge: unencoded */
+  dacce_stats st0, st1;
+  dacce_get_stats(&st0);
+  path(&s, "KL");
+  for (int i = 0; i < 20; i++) call(&s, 'L');
+  CHECK(t->cc & DC_CC_LAZY, "after 20 recursive calls the ccStack is still lazy: %#x", t->cc);
+  char want1[64];
+  truth(&s, want1);
+  dacce_ctx c1;
+  dacce_capture(&c1);
+  CHECK(!(c1.cc & DC_CC_LAZY), "a captured context is not lazy: %#x", c1.cc);
+  CHECK(t->cc == c1.cc, "the capture resolved the thread's ccStack: %#x vs %#x", t->cc, c1.cc);
+  CHECK_DECODES(&s);
+  /* pop 10 frames and reuse their slots with other calls, some unencoded */
+  for (int i = 0; i < 10; i++) ret(&s);
+  path(&s, "LLN");
+  CHECK_DECODES(&s);
+  dacce_frame fr[64];
+  int n = dc_decode_thread(&c1, fr, 64), ok = n == (int)strlen(want1);
+  for (int i = 0; ok && i < n; i++) ok = fr[i].function == fpc(want1[n - 1 - i]);
+  CHECK(ok, "the first capture still decodes after its frames were reused (%d frames)", n);
+  unwind_all(&s);
+  /* enough calls to pass several samples (every 256th call) */
+  int calls = 2 + 20 + 3, pushes = 20 + 2;
+  for (int i = 0; i < 1000; i++) {
+    path(&s, "KLL");
+    unwind_all(&s);
+  }
+  calls += 3000;
+  pushes += 1000;
+  dacce_get_stats(&st1);
+  CHECK(st1.calls - st0.calls == (uint64_t)calls, "calls counted %llu, made %d",
+        (unsigned long long)(st1.calls - st0.calls), calls);
+  CHECK(st1.cc_pushes - st0.cc_pushes == (uint64_t)pushes, "pushes counted %llu, made %d",
+        (unsigned long long)(st1.cc_pushes - st0.cc_pushes), pushes);
+}
+
 /* Snapshots taken under an older dictionary decode with that dictionary. */
 static void test_timestamps(void) {
   sim s;
@@ -405,6 +453,7 @@ int main(void) {
   test_worked_example();
   test_paper_compression();
   test_recursion_compression();
+  test_lazy_push();
   test_timestamps();
   test_late_migrate_flag();
   test_overflow(4, 6);   /* 2^6 paths, limit 2^4 */
