@@ -205,7 +205,7 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
     c->callee_pc = callee;
     c->caller = t->cc;
   }
-  if (dc_unlikely(t->depth == t->cap)) dc_thread_grow(t);
+  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
   dc_frame *f = &t->frames[t->depth++];
   f->sp = sp;
   f->edge = c->edge; /* the tree node entered */
@@ -255,7 +255,7 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (dc_unlikely(c->cs != cs || c->callee_pc != callee || c->caller != t->node))
     c = ecache_fill(t, c, cs, callee);
-  if (dc_unlikely(t->depth == t->cap)) dc_thread_grow(t);
+  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
   dc_frame *f = &t->frames[t->depth++];
   f->sp = sp;
   f->edge = c->edge;
@@ -340,8 +340,9 @@ static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintp
   dc_thread *t = dc_tls;
   if (dc_unlikely(!t)) goto slow;
   uint32_t depth = t->depth;
+  /* (at depth 0, frames[-1] is the sentinel: thread.c, frames_map) */
   if (dc_unlikely(dc_thread_slow_word(t)) ||
-      dc_unlikely(depth && dead_at_entry(t->frames[depth - 1].sp, sp, cyg)))
+      dc_unlikely(dead_at_entry((t->frames + depth)[-1].sp, sp, cyg)))
     goto slow;
   const dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
   if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node)))

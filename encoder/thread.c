@@ -26,6 +26,22 @@ static _Atomic int exit_key_state; /* 0 none, 1 being made, 2 made */
 
 #define FRAME_RESERVE ((size_t)1 << 20) /* frames; grows by mremap past this */
 
+/* The frame stack is mapped with one frame more, below frames[0]: a
+ * sentinel whose stack pointer is above every other, so that the call
+ * hook's test for dead frames needs no test for an empty stack (it reads
+ * frames[-1] then, and finds it alive).  Above the last frame is a page
+ * that faults: the call hook's fast path does not check the stack's size
+ * (the slow path makes room ahead, encoder.c, sample()), and a mistake in
+ * that would write over whatever is mapped next. */
+#define FRAME_GUARD ((size_t)4096)
+static dc_frame *frames_map(size_t n) {
+  char *base = dc_mmap(n * sizeof(dc_frame) + FRAME_GUARD);
+  if (mprotect(base + n * sizeof(dc_frame), FRAME_GUARD, PROT_NONE))
+    dc_die("dacce: mprotect of the frame stack's guard page failed\n");
+  ((dc_frame *)base)->sp = UINTPTR_MAX;
+  return (dc_frame *)base + 1;
+}
+
 extern void *__libc_stack_end;
 
 uint32_t dc_thread_new_serial(const dacce_ctx *creator) {
@@ -106,8 +122,8 @@ static dc_thread *state_alloc(void) {
   dc_unlock(&free_lock);
   if (!t) {
     t = dc_mmap(sizeof(dc_thread));
-    t->cap = FRAME_RESERVE;
-    t->frames = dc_mmap(FRAME_RESERVE * sizeof(dc_frame));
+    t->cap = FRAME_RESERVE - 1;
+    t->frames = frames_map(FRAME_RESERVE);
     return t;
   }
   /* zero it by giving its pages back: its caches are large and mostly cold.
@@ -197,11 +213,17 @@ dc_thread *dc_thread_init_current(void) {
 }
 
 void dc_thread_grow(dc_thread *t) {
-  size_t old = (size_t)t->cap * sizeof(dc_frame);
-  void *p = mremap(t->frames, old, old * 2, MREMAP_MAYMOVE);
-  if (p == MAP_FAILED) dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
-  t->frames = p;
-  t->cap *= 2;
+  /* with the sentinel and the guard page (frames_map); the guard is made
+   * writable first, so that the mapping is one region that mremap can move */
+  char *base = (char *)(t->frames - 1);
+  size_t old = ((size_t)t->cap + 1) * sizeof(dc_frame);
+  char *p = base;
+  if (mprotect(base + old, FRAME_GUARD, PROT_READ | PROT_WRITE) ||
+      (p = mremap(base, old + FRAME_GUARD, 2 * old + FRAME_GUARD, MREMAP_MAYMOVE)) == MAP_FAILED ||
+      mprotect(p + 2 * old, FRAME_GUARD, PROT_NONE))
+    dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
+  t->frames = (dc_frame *)p + 1;
+  t->cap = (uint32_t)(2 * old / sizeof(dc_frame) - 1);
 }
 
 void dc_thread_destroy(dc_thread *t) {
