@@ -33,8 +33,9 @@ __attribute__((noinline)) static unsigned warm(unsigned i) { return warmed += i;
 
 static void *body(void *arg) {
   (void)arg;
-  /* calls that leave no frame, so that the samples (every 256th call) do
-   * not fall at the depths where the stack is full */
+  /* a hundred calls first, each returning at once: they move the samples
+   * (every 256th call) off the depths where the stack is exactly full, so
+   * that the fast path must have been given its room ahead */
   for (unsigned i = 0; i < 100; i++) warm(i);
   if (warmed != 4950) return NULL;
   printf("depth %u\n", deep(DEPTH));
