@@ -308,6 +308,24 @@ static void test_lazy_push(void) {
         (unsigned long long)(st1.calls - st0.calls), calls);
   CHECK(st1.cc_pushes - st0.cc_pushes == (uint64_t)pushes, "pushes counted %llu, made %d",
         (unsigned long long)(st1.cc_pushes - st0.cc_pushes), pushes);
+  /* the sampled ccStack depth counts the lazy pushes too (it does not make
+   * them): from just after a sample, K, L, then L->L calls; the 256th call
+   * samples, after the 254th push */
+  do {
+    call(&s, 'K');
+    ret(&s);
+  } while (t->tick & (DC_TICK_PUSH - 1));
+  uint64_t sum0 = t->cc_depth_sum, n0 = t->cc_depth_samples;
+  uint32_t nodes0 = atomic_load(&dc_ccnodes.n);
+  path(&s, "KL");
+  for (int i = 0; i < 300; i++) call(&s, 'L');
+  CHECK(t->cc_depth_samples - n0 == 1 && t->cc_depth_sum - sum0 == 254,
+        "sampled ccStack depth: %llu in %llu samples, expected 254 in 1",
+        (unsigned long long)(t->cc_depth_sum - sum0), (unsigned long long)(t->cc_depth_samples - n0));
+  CHECK(atomic_load(&dc_ccnodes.n) == nodes0, "sampling made %u ccStack nodes",
+        atomic_load(&dc_ccnodes.n) - nodes0);
+  CHECK_DECODES(&s);
+  unwind_all(&s);
 }
 
 /* Snapshots taken under an older dictionary decode with that dictionary. */
