@@ -94,15 +94,10 @@ DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp, int cyg) {
   restore_to(t, d);
 }
 
-/* A call over unencoded edge e into the thread's top frame (already made):
- * a lazy ccStack push (DC_CC_LAZY). */
-DC_NOINLINE static void unencoded_push(dc_thread *t, uint32_t e) {
-  const dc_dict *d = t->dict;
-  t->frames[t->depth - 1].cc = 0;
-  t->cc = DC_CC_LAZY | (t->depth - 1);
-  t->id = d->max_id + 1;
-  if (e >= d->n_edges && dc_opt.reencode) {
-    /* a new edge: count pushes over edges the dictionary does not know */
+/* A push over an edge the dictionary does not know: counted toward the
+ * next re-encoding. */
+DC_NOINLINE static void new_edge_push(void) {
+  if (dc_opt.reencode) {
     uint64_t n = atomic_fetch_add_explicit(&dc_new_edge_pushes, 1, memory_order_relaxed) + 1;
     uint64_t need = (uint64_t)dc_opt.reencode_per_edge *
                     atomic_load_explicit(&dc_edges.n, memory_order_relaxed);
@@ -189,7 +184,7 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t 
   c->edge = e;
   c->callee = dc_edge_at(e)->callee;
   if (e >= d->n_edges) { /* new: the slow path counts its pushes toward re-encoding */
-    c->add = 0;
+    c->add = d->max_id + 1;
     c->tick = DC_TICK_DUE;
   } else if (code == DC_UNENCODED) {
     c->add = d->max_id + 1;
@@ -257,64 +252,6 @@ static inline int stale_dict(dc_thread *t) {
   return t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_seq_cst);
 }
 
-/* The slow variants handle everything; the fast ones (below) handle the
- * common case as leaf functions and tail-call the slow ones otherwise. */
-DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp, int cyg) {
-  dc_thread *t = dc_cur();
-  if (dc_unlikely(t->in_runtime)) return;
-  if (dc_unlikely(atomic_load_explicit(&t->pending, memory_order_relaxed) & DC_PENDING_CAPTURE)) {
-    capture_entry(t, cs, callee, sp, cyg);
-    return;
-  }
-  dc_enter(t);
-  if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
-    resync_entry(t, sp, cyg);
-  if (dc_unlikely(stale_dict(t))) dc_migrate(t);
-  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
-  if (dc_unlikely(c->cs != cs || c->callee_pc != callee || c->caller != t->node))
-    c = ecache_fill(t, c, cs, callee);
-  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
-  dc_frame *f = &t->frames[t->depth++];
-  f->sp = sp;
-  f->edge = c->edge;
-  f->saved_id = t->id;
-  f->saved_node_cc = t->node_cc;
-  uint64_t code = dc_dict_code(t->dict, c->edge);
-  if (dc_likely(code != DC_UNENCODED))
-    t->id += code;
-  else
-    unencoded_push(t, c->edge);
-  t->node = c->callee;
-  t->ctx_handle = 0;
-  uint32_t e = c->edge;
-  t->tick += DC_TICK_CALL + (code == DC_UNENCODED ? DC_TICK_PUSH : 0);
-  if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
-  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
-  dc_leave(t);
-}
-
-DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
-  dc_thread *t = dc_cur();
-  if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
-  dc_enter(t);
-  uint32_t d = t->depth - 1;
-  if (dc_unlikely(t->frames[d].sp < sp) && on_own_stack(t, sp)) {
-    /* frames below sp are gone; was the exiting one among them? */
-    uint32_t lo = t->depth;
-    while (lo > 0 && t->frames[lo - 1].sp < sp) lo--;
-    if (frame_cs(&t->frames[lo]) == ra)
-      d = lo; /* tail-jump into the hook: the exiting frame is frames[lo] */
-    else
-      d = lo ? lo - 1 : 0;
-  }
-  const int stale = stale_dict(t);
-  restore_to(t, d);
-  if (dc_unlikely(stale)) dc_migrate(t);
-  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
-  dc_leave(t);
-}
-
-
 /* Enter the callee of cached edge c: the frame, then the encoded state the
  * call leads to: an encoded call adds its code to the id; an unencoded one
  * (push: recursive, or past maxID's limit) starts a new id and pushes
@@ -346,6 +283,54 @@ static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, cons
   t->tick = tick;
   t->ctx_handle = 0;
 }
+
+/* The slow variants handle everything; the fast ones (below) handle the
+ * common case as leaf functions and tail-call the slow ones otherwise. */
+DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp, int cyg) {
+  dc_thread *t = dc_cur();
+  if (dc_unlikely(t->in_runtime)) return;
+  if (dc_unlikely(atomic_load_explicit(&t->pending, memory_order_relaxed) & DC_PENDING_CAPTURE)) {
+    capture_entry(t, cs, callee, sp, cyg);
+    return;
+  }
+  dc_enter(t);
+  if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
+    resync_entry(t, sp, cyg);
+  if (dc_unlikely(stale_dict(t))) dc_migrate(t);
+  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
+  if (dc_unlikely(c->cs != cs || c->callee_pc != callee || c->caller != t->node))
+    c = ecache_fill(t, c, cs, callee);
+  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
+  const uint32_t e = c->edge;
+  const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
+  enter_frame(t, c, t->depth, t->tick + DC_TICK_CALL + (push ? DC_TICK_PUSH : 0), sp, push);
+  if (dc_unlikely(e >= t->dict->n_edges)) new_edge_push();
+  if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
+  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
+  dc_leave(t);
+}
+
+DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
+  dc_thread *t = dc_cur();
+  if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
+  dc_enter(t);
+  uint32_t d = t->depth - 1;
+  if (dc_unlikely(t->frames[d].sp < sp) && on_own_stack(t, sp)) {
+    /* frames below sp are gone; was the exiting one among them? */
+    uint32_t lo = t->depth;
+    while (lo > 0 && t->frames[lo - 1].sp < sp) lo--;
+    if (frame_cs(&t->frames[lo]) == ra)
+      d = lo; /* tail-jump into the hook: the exiting frame is frames[lo] */
+    else
+      d = lo ? lo - 1 : 0;
+  }
+  const int stale = stale_dict(t);
+  restore_to(t, d);
+  if (dc_unlikely(stale)) dc_migrate(t);
+  if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
+  dc_leave(t);
+}
+
 
 /* Fast paths: a known thread with nothing pending (no reentrancy, no newer
  * dictionary, no verification), no resync, a cache hit on an edge the
