@@ -421,10 +421,11 @@ typedef struct rd_thread {
   int in_vptr;         /* checking a vptr access (rd_vptr_access) */
 } rd_thread;
 
-/* Per-thread direct-mapped cache in front of the hash-consed ccStack: a push
- * is a pure function of (ccStack, edge, id), and recursive code pushes the same
- * few triples over and over, so the hot path is one multiply and three compares
- * instead of a hash and a probe of the global table. */
+/* Per-thread cache in front of the hash-consed ccStack: a push is a pure
+ * function of (ccStack, edge, id), and recursive code pushes the same few
+ * triples over and over, so a push is one multiply and a few compares
+ * instead of a hash and a probe of the global table.  (Calls push lazily;
+ * the pushes are made here when a context is captured: dc_cc_resolve.) */
 #define DC_PCACHE_BITS 12
 typedef struct dc_pcache {
   uint64_t id;
