@@ -206,6 +206,75 @@ DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
   return r->self | (cur & (0xffu | SH_WRITE | SH_ATOMIC | SH_FREED));
 }
 
+/* The rest of check_store: the cells of the n live ones (plane A's two, or
+ * all four) that no fast case settled.  Inlined twice, so that each copy
+ * knows n: with plane B unused (SQLite: half of these; every slow path of
+ * rwhash's readers but one in ten) its cells are not looked at. */
+DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                             uintptr_t pc, uint64_t *c, int own, const int n) {
+  rd_thread *r = &t->rd;
+#pragma GCC unroll 4
+  for (int i = 0; i < n; i++)
+    if (dc_unlikely(conflicts(r, c[i], cur))) race_with(t, addr, cur, pc, c[i]);
+  const uint32_t site = rd_site_of(t, pc);
+  const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
+  if (own >= 0) { /* as above, with plane B in use */
+    publish(t, sh_cell_at(g, own), &c[own], w, addr, cur, pc);
+    return own;
+  }
+  /* This thread's access in this epoch, of this kind and in this calling
+   * context, on bytes next to a cell's (a loop over an array of ints; a
+   * function that sets a struct's fields one statement at a time): merge
+   * it into that cell (merged).  The merged cell may now cover others of
+   * this thread's, which it clears: each held cell is a cell that a third
+   * access will not find free. */
+#pragma GCC unroll 4
+  for (int i = 0; i < n; i++)
+    if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
+      const uint64_t m = merged(r, c[i], cur, site);
+      if (!m) continue;
+      publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
+      for (int k = 0; k < n; k++)
+        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(sh_cell_at(g, k), &c[k], 0);
+      return i;
+    }
+  /* prefer a subsumed cell; among empty ones (or dead: no thread can race
+   * with them any more, floor.c) those of plane A (shadow.h), and in each
+   * plane start at a per-thread index, so that two threads storing at the
+   * same moment take different cells */
+  int slot = -1;
+  const int flip = (int)(r->tid & 1);
+#pragma GCC unroll 4
+  for (int k = 0; k < n; k++) {
+    const int i = k ^ flip;
+    const uint64_t p = c[i];
+    if (!p || rd_dead(p)) {
+      if (slot < 0) slot = i;
+    } else if (subsumed(r, p, cur)) {
+      if (slot < 0 || !c[slot])
+        slot = i;
+      else /* a second subsumed cell is dead weight */
+        clear_if(sh_cell_at(g, i), &c[i], 0);
+    } else if (trimmable(r, p, cur)) {
+      /* cur subsumes the bytes it shares with p: keep p for the rest, so
+       * that it may be subsumed whole later instead of holding a cell, and
+       * plane B, for bytes that have newer history */
+      clear_if(sh_cell_at(g, i), &c[i], p & ~(uint64_t)(cur & 0xff));
+    }
+  }
+  if (n == SH_CELLS_A && slot < 0) slot = SH_CELLS_A ^ flip; /* plane B, unused: empty */
+  const int evict = slot < 0;
+  if (evict) slot = victim(r, c, addr, pc);
+  /* cells run short (an eviction, or plane B): a new floor soon */
+  if (evict || slot >= SH_CELLS_A) rd_floor_count(r);
+  if (slot >= SH_CELLS_A) {
+    sh_b_mark(g);
+    slot = keep_a_live(t, g, c, slot, addr, cur, pc);
+  }
+  publish(t, sh_cell_at(g, slot), &c[slot], w, addr, cur, pc);
+  return slot;
+}
+
 /* Check the access cur against granule g (c: the cells as seen; plane B's as 0
  * when its bit is clear) and store it: returns the cell it went into, or -1
  * when there was nothing to store.  The store (publish) is a full barrier;
@@ -256,74 +325,15 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
       return i;
     }
   }
-  int n = SH_CELLS_A;
   c[2] = c[3] = 0;
   if (b_used) {
     c[2] = sh_load(sh_cell_at(g, 2));
     c[3] = sh_load(sh_cell_at(g, 3));
     if (!looked && (sh_covers(c[2], cur, r->floorw) || sh_covers(c[3], cur, r->floorw)))
       return -1;
-    n = SH_CELLS;
+    return check_store_in(t, g, addr, cur, pc, c, own, SH_CELLS);
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < n; i++)
-    if (dc_unlikely(conflicts(r, c[i], cur))) race_with(t, addr, cur, pc, c[i]);
-  const uint32_t site = rd_site_of(t, pc);
-  const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
-  if (own >= 0) { /* as above, with plane B in use */
-    publish(t, sh_cell_at(g, own), &c[own], w, addr, cur, pc);
-    return own;
-  }
-  /* This thread's access in this epoch, of this kind and in this calling
-   * context, on bytes next to a cell's (a loop over an array of ints; a
-   * function that sets a struct's fields one statement at a time): merge
-   * it into that cell (merged).  The merged cell may now cover others of
-   * this thread's, which it clears: each held cell is a cell that a third
-   * access will not find free. */
-#pragma GCC unroll 4
-  for (int i = 0; i < n; i++)
-    if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
-      const uint64_t m = merged(r, c[i], cur, site);
-      if (!m) continue;
-      publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
-      for (int k = 0; k < n; k++)
-        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(sh_cell_at(g, k), &c[k], 0);
-      return i;
-    }
-  /* prefer a subsumed cell; among empty ones (or dead: no thread can race
-   * with them any more, floor.c) those of plane A (shadow.h), and in each
-   * plane start at a per-thread index, so that two threads storing at the
-   * same moment take different cells */
-  int slot = -1;
-  const int flip = (int)(r->tid & 1);
-#pragma GCC unroll 4
-  for (int k = 0; k < SH_CELLS; k++) {
-    const int i = k ^ flip;
-    const uint64_t p = c[i];
-    if (!p || rd_dead(p)) {
-      if (slot < 0) slot = i;
-    } else if (subsumed(r, p, cur)) {
-      if (slot < 0 || !c[slot])
-        slot = i;
-      else /* a second subsumed cell is dead weight */
-        clear_if(sh_cell_at(g, i), &c[i], 0);
-    } else if (trimmable(r, p, cur)) {
-      /* cur subsumes the bytes it shares with p: keep p for the rest, so
-       * that it may be subsumed whole later instead of holding a cell, and
-       * plane B, for bytes that have newer history */
-      clear_if(sh_cell_at(g, i), &c[i], p & ~(uint64_t)(cur & 0xff));
-    }
-  }
-  const int evict = slot < 0;
-  if (evict) slot = victim(r, c, addr, pc);
-  /* cells run short (an eviction, or plane B): a new floor soon */
-  if (evict || slot >= SH_CELLS_A) rd_floor_count(r);
-  if (slot >= SH_CELLS_A) {
-    sh_b_mark(g);
-    slot = keep_a_live(t, g, c, slot, addr, cur, pc);
-  }
-  publish(t, sh_cell_at(g, slot), &c[slot], w, addr, cur, pc);
-  return slot;
+  return check_store_in(t, g, addr, cur, pc, c, own, SH_CELLS_A);
 }
 
 /* The whole check of one granule's bytes: first look and store, then the
