@@ -395,11 +395,16 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       addr = stop;
     }
     /* whole granules, most of a range: the access word is built once and
-     * built again only after a full check */
+     * built again only after a full check; plane A is asked inline */
     uint64_t cur = r->self | 0xffu | flags, floorw = r->floorw;
-    for (; stop_r - addr >= 8; addr += 8, g++)
+    const uint64_t keep = sh_whole_keep(cur);
+    for (; stop_r - addr >= 8; addr += 8, g++) {
+      if (sh_covers_whole(sh_load(&g->c[0]), cur, keep, floorw) ||
+          sh_covers_whole(sh_load(&g->c[1]), cur, keep, floorw))
+        continue;
       if (range_granule(t, g, addr, cur, floorw, pc))
         cur = r->self | 0xffu | flags, floorw = r->floorw;
+    }
     if (addr < stop_r) { /* a last granule in part */
       range_granule(t, g, addr, r->self | sh_bytes(0, (unsigned)(stop_r - addr)) | flags,
                     r->floorw, pc);

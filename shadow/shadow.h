@@ -142,6 +142,15 @@ static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
       ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE);
   return !((c ^ cur) & keep) && c >= floorw && !(cur & ~c & 0xffu);
 }
+/* sh_covers for an access to the whole granule (bytes 0xff), which a cell
+ * covers only with all eight: keep (sh_whole_keep of the access) is
+ * computed once for a run of granules, a range's. */
+static inline uint64_t sh_whole_keep(uint64_t cur) {
+  return ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE) | 0xffu;
+}
+static inline int sh_covers_whole(uint64_t c, uint64_t cur, uint64_t keep, uint64_t floorw) {
+  return !((c ^ cur) & keep) && c >= floorw;
+}
 /* The same for a cell of cur's own epoch, the inline check's test: c and
  * cur differ in none of cur's bytes and in no field but the bytes, the site
  * and, for a read, the write bit.  A load, an xor, a test and a branch a
