@@ -161,6 +161,10 @@ void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before);
 #define RD_SITE_K_BITS 6
 uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc);
 uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k);
+/* The thread's cache entry for pc's index in its function. */
+static inline rd_pck *rd_pck_of(rd_thread *r, uintptr_t pc) {
+  return &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
+}
 /* The site of an access of the calling thread at pc, now.  The context's
  * entry is looked up once per function invocation; the pc's index in a
  * small cache. */
@@ -168,11 +172,23 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;
   const uint32_t ctx = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   const uint32_t node = t->node; /* after rd_ctx_handle: the capture modes set it */
-  rd_pck *e = &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
+  rd_pck *e = rd_pck_of(r, pc);
   const uint32_t k = dc_likely(e->pc == pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
   if (dc_likely(ctx == r->site_ctx && k < (1u << RD_SITE_K_BITS)))
     return r->site_c0 << RD_SITE_K_BITS | k;
   return rd_site_slow(r, ctx, k);
+}
+/* The same when every cache has it, without a call (the caller's other
+ * calls can then be tail calls); else RD_SITE_NONE. */
+#define RD_SITE_NONE UINT32_MAX
+static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
+  rd_thread *r = &t->rd;
+  const rd_pck *e = rd_pck_of(r, pc);
+  const uint32_t ctx = t->ctx_handle;
+  if (dc_likely(ctx && ctx == r->site_ctx && e->pc == pc && e->node == t->node &&
+                e->k < (1u << RD_SITE_K_BITS)))
+    return r->site_c0 << RD_SITE_K_BITS | e->k;
+  return RD_SITE_NONE;
 }
 uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site);
 int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb);
