@@ -366,12 +366,13 @@ static inline void access_one(dc_thread *t, uintptr_t addr, unsigned size, uint6
 }
 
 /* One granule of a range: already recorded (a buffer copied back and forth
- * in one epoch), or the full check, told what was seen of plane B.  Returns
+ * in one epoch), or the full check, told what was seen of plane B; a_looked:
+ * the caller found plane A's cells not covering it already.  Returns
  * whether the full check ran (it may have started a new epoch,
  * rd_sites_renew, so that the caller's access word is stale). */
 DC_INLINE int range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
-                           uint64_t floorw, uintptr_t pc) {
-  const int b = sh_recorded_b(g, cur, floorw);
+                           uint64_t floorw, uintptr_t pc, int a_looked) {
+  const int b = a_looked ? sh_recorded_in_b(g, cur, floorw) : sh_recorded_b(g, cur, floorw);
   if (dc_likely(b < 0)) return 0;
   check_granule(t, g, addr, cur, pc, b);
   return 1;
@@ -396,7 +397,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       const uintptr_t stop = stop_r < (addr | 7) + 1 ? stop_r : (addr | 7) + 1;
       range_granule(t, g++, addr,
                     r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | flags, r->floorw,
-                    pc);
+                    pc, 0);
       addr = stop;
     }
     /* whole granules, most of a range: the access word is built once and
@@ -407,12 +408,12 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
       if (sh_covers_whole(sh_load(&g->c[0]), cur, keep, floorw) ||
           sh_covers_whole(sh_load(&g->c[1]), cur, keep, floorw))
         continue;
-      if (range_granule(t, g, addr, cur, floorw, pc))
+      if (range_granule(t, g, addr, cur, floorw, pc, 1))
         cur = r->self | 0xffu | flags, floorw = r->floorw;
     }
     if (addr < stop_r) { /* a last granule in part */
       range_granule(t, g, addr, r->self | sh_bytes(0, (unsigned)(stop_r - addr)) | flags,
-                    r->floorw, pc);
+                    r->floorw, pc, 0);
       addr = stop_r;
     }
   }

@@ -244,15 +244,19 @@ static inline void sh_b_mark(const sh_granule *g) {
  * check ranges make before the full one.  Returns -1 if it is, else plane
  * B's bit as it was read (0 or 1): the full check needs it and need not
  * ask again. */
-static inline __attribute__((always_inline)) int sh_recorded_b(sh_granule *g, uint64_t cur,
-                                                            uint64_t floorw) {
-  if (sh_covers(sh_load(&g->c[0]), cur, floorw) || sh_covers(sh_load(&g->c[1]), cur, floorw))
-    return -1;
+static inline __attribute__((always_inline)) int sh_recorded_in_b(sh_granule *g, uint64_t cur,
+                                                               uint64_t floorw) {
   if (!sh_b_used(g)) return 0;
   if (sh_covers(sh_load(sh_cell_at(g, 2)), cur, floorw) ||
       sh_covers(sh_load(sh_cell_at(g, 3)), cur, floorw))
     return -1;
   return 1;
+}
+static inline __attribute__((always_inline)) int sh_recorded_b(sh_granule *g, uint64_t cur,
+                                                            uint64_t floorw) {
+  if (sh_covers(sh_load(&g->c[0]), cur, floorw) || sh_covers(sh_load(&g->c[1]), cur, floorw))
+    return -1;
+  return sh_recorded_in_b(g, cur, floorw);
 }
 static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
   return sh_recorded_b(g, cur, floorw) < 0;
