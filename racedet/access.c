@@ -206,10 +206,10 @@ DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
   return r->self | (cur & (0xffu | SH_WRITE | SH_ATOMIC | SH_FREED));
 }
 
-/* The rest of check_store: the cells of the n live ones (plane A's two, or
- * all four) that no fast case settled.  Inlined twice, so that each copy
- * knows n: with plane B unused (SQLite: half of these; every slow path of
- * rwhash's readers but one in ten) its cells are not looked at. */
+/* The rest of check_store, for what no shortcut settled, over the n live
+ * cells (plane A's two, or all four).  Inlined twice, so that each copy
+ * knows n: with plane B unused (rwhash: four of these in five; SQLite: one
+ * in eight) its cells are not looked at. */
 DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, uint64_t *c, int own, const int n) {
   rd_thread *r = &t->rd;
@@ -287,8 +287,8 @@ static inline int is_own(uint64_t p, uint64_t cur) {
  * the caller then looks again at the other cells (recheck).  This is the
  * slow path of every access that is the first of its kind on its bytes in
  * this thread's epoch, which after each release is most of them (a lock per
- * call in SQLite): loops stay unrolled over the four cells and plane B's
- * address is computed once.  b_used: -1, or plane B's bit as the caller saw
+ * call in SQLite): loops stay unrolled over the cells (check_store_in) and
+ * plane B's address is computed once.  b_used: -1, or plane B's bit as the caller saw
  * it, having found no cell that covers the access (rd_access_granule, after
  * rd_access_fast and rd_access_more looked at both planes): then nothing is
  * asked again (only this thread stores cells of its own epoch, and it has
@@ -345,8 +345,9 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
  * second look.  (A variant that handled the commonest case, the refresh of
  * the thread's own plane-A cell, apart from the rest, with the rest as a
  * call, saved 15 of its 218 instructions but cost the other cases 35-60:
- * bench/micro/slowpath modes 2 and 0-1.  Three quarters of SQLite's slow
- * paths are other cases.) */
+ * bench/micro/slowpath modes 2 and 0-1.  That case is now taken before this
+ * function's frame is set up, by a function with tail calls only:
+ * refresh_granule.) */
 DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, int b_used) {
   /* the table of sites is nearly full: a new incarnation first (a new
@@ -466,12 +467,12 @@ static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t add
 }
 
 /* The most common slow path, the refresh of this thread's own plane-A cell
- * own with plane B unused (SQLite: a third of its slow paths; rwhash: half),
- * done as check_store and recheck do it when no cache misses and nothing
- * conflicts, with no call but tail calls: no frame, no saved registers (the
- * full check's set-up was 20 of its 120 instructions).  Anything else goes,
- * before the store, to the full check from the start; after it, to
- * refresh_rest. */
+ * (index own) with plane B unused (SQLite: a third of its slow paths;
+ * rwhash: half), done as check_store and recheck do it when no cache misses
+ * and nothing conflicts, with no call but tail calls: no frame, no saved
+ * registers (the full check's set-up was 20 of its 120 instructions).
+ * Anything else goes, before the store, to the full check from the start
+ * (which reports what conflicts); after it, to refresh_rest. */
 static DC_NOINLINE void refresh_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                                         uintptr_t pc, int own) {
   rd_thread *r = &t->rd;
