@@ -447,23 +447,18 @@ DC_INLINE int recorded_more(const rd_thread *r, sh_granule *g, uint64_t cur) {
 /* The end of refresh_granule's check when it did not end as expected: the cell
  * it stored into held old instead of our own cell (another thread's access
  * since, which did not see ours), or its second look found the other
- * plane-A cell changed or plane B in use.  Checks old and every other cell
- * as they are now (a cell that did not change was checked already and
- * does not conflict; checking it again changes nothing).  gown: the
- * granule's address, with the index of the cell stored into in its low bit
- * (granules are 16-byte aligned), so that the call has six arguments and
- * stays a tail call. */
+ * plane-A cell changed or plane B in use.  Checks old, then every other
+ * cell as it is now: the second look against no cells, as range_check
+ * makes it (a cell that did not change was checked already and does not
+ * conflict; checking it again changes nothing).  gown: the granule's
+ * address, with the index of the cell stored into in its low bit (granules
+ * are 16-byte aligned), so that the call has six arguments and stays a
+ * tail call. */
 static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t addr,
                                      uint64_t cur, uintptr_t pc, uint64_t old) {
-  sh_granule *g = (sh_granule *)(gown & ~(uintptr_t)1);
-  const int own = (int)(gown & 1);
-  const rd_thread *r = &t->rd;
-  if (conflicts(r, old, cur)) race_with(t, addr, cur, pc, old);
-  uint64_t now[SH_CELLS] = {sh_load(&g->c[0]), sh_load(&g->c[1]), 0, 0};
-  const int n = sh_b_used(g) ? SH_CELLS : SH_CELLS_A;
-  if (n == SH_CELLS) now[2] = sh_load(sh_cell_at(g, 2)), now[3] = sh_load(sh_cell_at(g, 3));
-  for (int i = 0; i < n; i++)
-    if (i != own && conflicts(r, now[i], cur)) race_with(t, addr, cur, pc, now[i]);
+  static const uint64_t none[SH_CELLS];
+  if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
+  recheck(t, (sh_granule *)(gown & ~(uintptr_t)1), addr, cur, pc, none, (int)(gown & 1));
 }
 
 /* The most common slow path, the refresh of this thread's own plane-A cell
