@@ -179,7 +179,9 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
   return rd_site_slow(r, ctx, k);
 }
 /* The same when every cache has it, without a call (the caller's other
- * calls can then be tail calls); else RD_SITE_NONE. */
+ * calls can then be tail calls); else RD_SITE_NONE.  (rd_site_of does not
+ * call this and then fill the caches: that cost the slow path one to two
+ * instructions an access, bench/micro/slowpath modes 1-2.) */
 #define RD_SITE_NONE UINT32_MAX
 static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;

@@ -125,6 +125,11 @@ static inline int sh_contiguous(uint64_t a) {
   m >>= __builtin_ctz(m | 0x100u);
   return (m & (m + 1)) == 0;
 }
+/* The fields in which a cell that covers access cur (sh_covers) equals it:
+ * the thread, atomicity, the freed mark and, for a write, the write bit. */
+static inline uint64_t sh_covers_keep(uint64_t cur) {
+  return ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE);
+}
 /* Does cell c already record access cur for the detector's purposes: the
  * same thread, since its last release (an epoch at least floor, the epoch
  * after that release, as a cell's top bits: floorw), a superset of its
@@ -138,16 +143,12 @@ static inline int sh_contiguous(uint64_t a) {
  * none), nor does an empty cell's thread field match only thread 0's
  * (floorw is never 0). */
 static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
-  const uint64_t keep =
-      ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE);
-  return !((c ^ cur) & keep) && c >= floorw && !(cur & ~c & 0xffu);
+  return !((c ^ cur) & sh_covers_keep(cur)) && c >= floorw && !(cur & ~c & 0xffu);
 }
 /* sh_covers for an access to the whole granule (bytes 0xff), which a cell
  * covers only with all eight: keep (sh_whole_keep of the access) is
  * computed once for a run of granules, a range's. */
-static inline uint64_t sh_whole_keep(uint64_t cur) {
-  return ((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_ATOMIC | SH_FREED | (cur & SH_WRITE) | 0xffu;
-}
+static inline uint64_t sh_whole_keep(uint64_t cur) { return sh_covers_keep(cur) | 0xffu; }
 static inline int sh_covers_whole(uint64_t c, uint64_t cur, uint64_t keep, uint64_t floorw) {
   return !((c ^ cur) & keep) && c >= floorw;
 }
