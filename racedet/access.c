@@ -444,56 +444,111 @@ DC_INLINE int recorded_more(const rd_thread *r, sh_granule *g, uint64_t cur) {
   return sh_recorded_now_in_b(g, cur);
 }
 
-/* The end of refresh_granule's check when it did not end as expected: the cell
+/* The end of a refresh's check when it did not end as expected: the cell
  * it stored into held old instead of our own cell (another thread's access
- * since, which did not see ours), or its second look found the other
- * plane-A cell changed or plane B in use.  Checks old, then every other
- * cell as it is now: the second look against no cells, as range_check
- * makes it (a cell that did not change was checked already and does not
- * conflict; checking it again changes nothing).  gown: the granule's
- * address, with the index of the cell stored into in its low bit (granules
- * are 16-byte aligned), so that the call has six arguments and stays a
- * tail call. */
+ * since, which did not see ours), or its second look found another cell
+ * changed or plane B's bit changed.  Checks old, then every other cell as
+ * it is now: the second look against no cells, as range_check makes it (a
+ * cell that did not change was checked already and does not conflict;
+ * checking it again changes nothing).  gown: the granule's address, with
+ * the index of the cell stored into in its low two bits (granules are
+ * 16-byte aligned), so that the call has six arguments and stays a tail
+ * call. */
 static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t addr,
                                      uint64_t cur, uintptr_t pc, uint64_t old) {
   static const uint64_t none[SH_CELLS];
   if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
-  recheck(t, (sh_granule *)(gown & ~(uintptr_t)1), addr, cur, pc, none, (int)(gown & 1));
+  recheck(t, (sh_granule *)(gown & ~(uintptr_t)3), addr, cur, pc, none, (int)(gown & 3));
 }
 
-/* The most common slow path, the refresh of this thread's own plane-A cell
- * (index own) with plane B unused (SQLite: a third of its slow paths;
- * rwhash: half), done as check_store and recheck do it when no cache misses
- * and nothing conflicts, with no call but tail calls: no frame, no saved
- * registers (the full check's set-up was 20 of its 120 instructions).
- * Anything else goes, before the store, to the full check from the start
- * (which reports what conflicts); after it, to refresh_rest. */
-static DC_NOINLINE void refresh_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
-                                        uintptr_t pc, int own) {
+static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                      uintptr_t pc, int own_n);
+
+/* The most common slow path, the refresh of this thread's own cell (index
+ * own: the first access after a release) over n live cells (2: plane B
+ * unused; 4), done as check_store and recheck do it when nothing conflicts
+ * (SQLite: half of its slow paths; rwhash: more).  With cached, the site
+ * comes from the caches alone and every call is a tail call: no frame, no
+ * saved registers (the full check's set-up was 20 of its 120 instructions),
+ * and own is a constant (a copy per cell: the other cells' loads, checks
+ * and second look unrolled around it).  A miss there (the first slow access
+ * of a function's invocation: 40% of SQLite's refreshes) goes to the copy
+ * that asks rd_site_of, with a frame (refresh_sited).  Anything else goes,
+ * before the store, to the full check from the start (which reports what
+ * conflicts); after it, to refresh_rest. */
+DC_INLINE void refresh_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                          uintptr_t pc, const int own, const int n, const int cached) {
   rd_thread *r = &t->rd;
-  const uint64_t mine = sh_load(&g->c[own]), other = sh_load(&g->c[own ^ 1]);
-  const uint32_t site = rd_site_cached(t, pc);
-  if (dc_unlikely(site == RD_SITE_NONE || ignored(t, (cur & SH_WRITE) != 0) || r->sites_full ||
-                  conflicts(r, other, cur))) {
-    rd_access_granule(t, g, addr, cur, 0, pc);
+  /* the site first: a miss hands over before anything is done twice (and
+   * rd_site_of may append to the table of sites only where it is not
+   * nearly full: site.c's reserve) */
+  if (!cached && dc_unlikely(r->sites_full)) {
+    rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }
-  const uint64_t old = sh_swap(&g->c[own], cur | (uint64_t)site << SH_SITE_SHIFT);
-  if (dc_likely(old == mine && sh_load(&g->c[own ^ 1]) == other && !sh_b_used(g))) return;
+  const uint32_t site = cached ? rd_site_cached(t, pc) : rd_site_of(t, pc);
+  if (cached && dc_unlikely(site == RD_SITE_NONE)) {
+    refresh_sited(t, g, addr, cur, pc, own << 4 | n);
+    return;
+  }
+  uint64_t c[SH_CELLS];
+  int hit = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < n; i++) {
+    c[i] = sh_load(sh_cell_at(g, i));
+    if (i != own) hit |= conflicts(r, c[i], cur);
+  }
+  if (dc_unlikely(hit | ignored(t, (cur & SH_WRITE) != 0) | r->sites_full)) {
+    rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
+    return;
+  }
+  const uint64_t old = sh_swap(sh_cell_at(g, own), cur | (uint64_t)site << SH_SITE_SHIFT);
+  uint64_t diff = old ^ c[own];
+#pragma GCC unroll 4
+  for (int i = 0; i < n; i++)
+    if (i != own) diff |= sh_load(sh_cell_at(g, i)) ^ c[i];
+  if (dc_likely(!diff && sh_b_used(g) == (n > SH_CELLS_A))) return;
   refresh_rest(t, (uintptr_t)g | (uintptr_t)own, addr, cur, pc, old);
 }
+/* own_n: own << 4 | n (six arguments: tail calls) */
+static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                      uintptr_t pc, int own_n) {
+  if ((own_n & 15) > SH_CELLS_A)
+    refresh_in(t, g, addr, cur, pc, own_n >> 4, SH_CELLS, 0);
+  else
+    refresh_in(t, g, addr, cur, pc, own_n >> 4, SH_CELLS_A, 0);
+}
+#define RD_REFRESH(n, own)                                                                   \
+  static DC_NOINLINE void refresh_##n##_##own(dc_thread *t, sh_granule *g, uintptr_t addr, \
+                                              uint64_t cur, uintptr_t pc) {              \
+    refresh_in(t, g, addr, cur, pc, own, n, 1);                                            \
+  }
+RD_REFRESH(2, 0)
+RD_REFRESH(2, 1)
+RD_REFRESH(4, 0)
+RD_REFRESH(4, 1)
+RD_REFRESH(4, 2)
+RD_REFRESH(4, 3)
 
 /* The inline check missed in plane A, and plane B does not cover the access
  * either (recorded_more): the refresh of an own cell, or the full check. */
 void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
   const int b = recorded_more(&t->rd, g, cur);
   if (b < 0) return;
-  if (!b && is_own(sh_load(&g->c[0]), cur)) {
-    refresh_granule(t, g, addr, cur, pc, 0);
+  if (is_own(sh_load(&g->c[0]), cur)) {
+    (b ? refresh_4_0 : refresh_2_0)(t, g, addr, cur, pc);
     return;
   }
-  if (!b && is_own(sh_load(&g->c[1]), cur)) {
-    refresh_granule(t, g, addr, cur, pc, 1);
+  if (is_own(sh_load(&g->c[1]), cur)) {
+    (b ? refresh_4_1 : refresh_2_1)(t, g, addr, cur, pc);
+    return;
+  }
+  if (b && is_own(sh_load(sh_cell_at(g, 2)), cur)) {
+    refresh_4_2(t, g, addr, cur, pc);
+    return;
+  }
+  if (b && is_own(sh_load(sh_cell_at(g, 3)), cur)) {
+    refresh_4_3(t, g, addr, cur, pc);
     return;
   }
   rd_access_granule(t, g, addr, cur, b, pc);

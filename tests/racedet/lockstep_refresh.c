@@ -15,6 +15,7 @@
  * second look after the exchange can find the other (refresh_rest).  The
  * increment of a private counter first in each round makes the context's
  * site known before the access to x (the shortcut needs it cached).
+ * lockstep_refresh_b.c makes the same rounds with plane B in use.
  *
  * EXPECT: race
  * EXPECT-EVERY: 64 wround
@@ -23,17 +24,21 @@
 #include <sched.h>
 #include <stdio.h>
 
+#ifndef BYSTANDER
+#define BYSTANDER 0 /* lockstep_refresh_b.c: a third thread, which reads bytes 4-7 */
+#define READ l      /* the reader's bytes: all eight */
+#endif
 #define ROUNDS 64
 static union {
   long l;
-  int i;
+  int i, h[2];
 } x[ROUNDS * 8]; /* one granule of its own per round */
 static long mine[2][ROUNDS * 8]; /* each thread's private counters */
 static int arrived[ROUNDS];
 static long sink;
 
 #define W(n) __attribute__((noinline)) void wround_##n(long *m) { m[(n)*8]++; x[(n)*8].i = (n); }
-#define R(n) __attribute__((noinline)) void rround_##n(long *m) { m[(n)*8]++; sink += x[(n)*8].l; }
+#define R(n) __attribute__((noinline)) void rround_##n(long *m) { m[(n)*8]++; sink += x[(n)*8].READ; }
 #define BOTH(n) W(n) R(n)
 BOTH(0) BOTH(1) BOTH(2) BOTH(3) BOTH(4) BOTH(5) BOTH(6) BOTH(7) BOTH(8) BOTH(9) BOTH(10)
 BOTH(11) BOTH(12) BOTH(13) BOTH(14) BOTH(15) BOTH(16) BOTH(17) BOTH(18) BOTH(19) BOTH(20)
@@ -59,7 +64,8 @@ static void (*const rounds[2][ROUNDS])(long *) = {ALL(w), ALL(r)};
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t ordered;
-static int writer_done;
+static int turn; /* whose accesses come next: the writer, the reader, the bystander */
+static long bystander_sink;
 
 /* both threads leave at the same moment; relaxed: no happens-before */
 static void meet(int i) {
@@ -70,15 +76,20 @@ static void meet(int i) {
 
 void *racer(void *arg) {
   const int who = (int)(long)arg; /* 0 writes, 1 reads */
-  for (int done = 0; !done;) {    /* the writer's accesses first */
+  for (int done = 0; !done;) {    /* in turn: the writer's accesses first */
     pthread_mutex_lock(&m);
-    if (who == 0 || writer_done) {
-      for (int i = 0; i < ROUNDS; i++) rounds[who][i](mine[who]);
-      writer_done = done = 1;
+    if (turn == who) {
+      if (who < 2)
+        for (int i = 0; i < ROUNDS; i++) rounds[who][i](mine[who]);
+      else
+        for (int i = 0; i < ROUNDS; i++) bystander_sink += x[i * 8].h[1];
+      turn++;
+      done = 1;
     }
     pthread_mutex_unlock(&m);
   }
   pthread_barrier_wait(&ordered);
+  if (who == 2) return arg; /* the bystander only held a cell */
   for (int i = 0; i < ROUNDS; i++) {
     meet(i);
     rounds[who][i](mine[who]);
@@ -87,12 +98,10 @@ void *racer(void *arg) {
 }
 
 int main(void) {
-  pthread_barrier_init(&ordered, 0, 2);
-  pthread_t a, b;
-  pthread_create(&a, 0, racer, (void *)0L);
-  pthread_create(&b, 0, racer, (void *)1L);
-  pthread_join(a, 0);
-  pthread_join(b, 0);
-  printf("%ld\n", sink);
+  pthread_barrier_init(&ordered, 0, 2 + BYSTANDER);
+  pthread_t th[3];
+  for (long i = 0; i < 2 + BYSTANDER; i++) pthread_create(&th[i], 0, racer, (void *)i);
+  for (int i = 0; i < 2 + BYSTANDER; i++) pthread_join(th[i], 0);
+  printf("%ld\n", sink + bystander_sink);
   return 0;
 }
