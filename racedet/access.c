@@ -347,7 +347,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
  * call, saved 15 of its 218 instructions but cost the other cases 35-60:
  * bench/micro/slowpath modes 2 and 0-1.  That case is now taken before this
  * function's frame is set up, by a function with tail calls only:
- * refresh_granule.) */
+ * refresh_in.) */
 DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, int b_used) {
   /* the table of sites is nearly full: a new incarnation first (a new

@@ -1,5 +1,5 @@
 /* lockstep_refresh.c: lockstep_collide for the slow path's shortcut, the
- * refresh of a thread's own cell (rd_access_more, refresh_granule): two
+ * refresh of a thread's own cell (rd_access_more, refresh_in): two
  * threads refresh their own cells of one granule at the same moment, 64
  * times, each time on a fresh granule, and every one of the 64 races must
  * be reported.
