@@ -75,7 +75,7 @@ static void meet(int i) {
 }
 
 void *racer(void *arg) {
-  const int who = (int)(long)arg; /* 0 writes, 1 reads */
+  const int who = (int)(long)arg; /* 0 writes, 1 reads, 2 the bystander */
   for (int done = 0; !done;) {    /* in turn: the writer's accesses first */
     pthread_mutex_lock(&m);
     if (turn == who) {
