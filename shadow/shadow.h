@@ -244,7 +244,8 @@ static inline void sh_b_mark(const sh_granule *g) {
  * it (sh_covers)?  Plane A, then plane B only where its bit is set: the
  * check ranges make before the full one.  Returns -1 if it is, else plane
  * B's bit as it was read (0 or 1): the full check needs it and need not
- * ask again. */
+ * ask again (sh_recorded_b; sh_recorded_in_b: its plane-B half, for a
+ * caller that asked plane A itself). */
 static inline __attribute__((always_inline)) int sh_recorded_in_b(sh_granule *g, uint64_t cur,
                                                                uint64_t floorw) {
   if (!sh_b_used(g)) return 0;
