@@ -165,6 +165,11 @@ uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k);
 static inline rd_pck *rd_pck_of(rd_thread *r, uintptr_t pc) {
   return &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
 }
+/* The thread's cache entry for the entry of (context, page of k) when the
+ * page is not 0 (site.c): the context, the page, the cidx. */
+static inline uint32_t *rd_page_of(rd_thread *r, uint32_t ctx, uint32_t page) {
+  return r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u) >> 26];
+}
 /* The site of an access of the calling thread at pc, now.  The context's
  * entry is looked up once per function invocation; the pc's index in a
  * small cache. */
@@ -187,9 +192,12 @@ static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;
   const rd_pck *e = rd_pck_of(r, pc);
   const uint32_t ctx = t->ctx_handle;
-  if (dc_likely(ctx && ctx == r->site_ctx && e->pc == pc && e->node == t->node &&
-                e->k < (1u << RD_SITE_K_BITS)))
-    return r->site_c0 << RD_SITE_K_BITS | e->k;
+  if (dc_unlikely(!ctx || e->pc != pc || e->node != t->node)) return RD_SITE_NONE;
+  const uint32_t k = e->k, page = k >> RD_SITE_K_BITS;
+  if (dc_likely(!page)) return ctx == r->site_ctx ? r->site_c0 << RD_SITE_K_BITS | k : RD_SITE_NONE;
+  const uint32_t *p = rd_page_of(r, ctx, page);
+  if (p[0] == ctx && p[1] == page && p[2])
+    return p[2] << RD_SITE_K_BITS | (k & ((1u << RD_SITE_K_BITS) - 1));
   return RD_SITE_NONE;
 }
 uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site);
