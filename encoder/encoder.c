@@ -172,10 +172,13 @@ DC_NOINLINE static void verify_event(dc_thread *t) {
   dc_verify(t);
 }
 
-/* Cache miss: the global table (creating the edge if new), then fill. */
-DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *c, uintptr_t cs,
+/* Cache miss: the global table (creating the edge if new), then fill the
+ * set's first slot, its entry moving to the second. */
+DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *set, uintptr_t cs,
                                           uintptr_t callee) {
   uint32_t e = dc_edge_get(t->node, cs, callee);
+  set[1] = set[0];
+  dc_ecache *c = set;
   const dc_dict *d = t->dict;
   uint64_t code = dc_dict_code(d, e);
   c->cs = cs;
@@ -211,8 +214,10 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
   if (dc_capture_mode != DC_CAPTURE_CCT) return;
   dc_enter(t);
   if (t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)) resync_entry(t, sp, cyg);
-  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
-  if (c->cs != cs || c->callee_pc != callee || c->caller != t->cc) {
+  dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->cc);
+  if (!c) {
+    set[1] = set[0];
+    c = set;
     c->edge = rd_cct_child(t->cc, cs, callee, &c->callee);
     c->cs = cs;
     c->callee_pc = callee;
@@ -297,9 +302,8 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
     resync_entry(t, sp, cyg);
   if (dc_unlikely(stale_dict(t))) dc_migrate(t);
-  dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
-  if (dc_unlikely(c->cs != cs || c->callee_pc != callee || c->caller != t->node))
-    c = ecache_fill(t, c, cs, callee);
+  dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->node);
+  if (dc_unlikely(!c)) c = ecache_fill(t, set, cs, callee);
   if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
   const uint32_t e = c->edge;
   const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
@@ -347,9 +351,8 @@ static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintp
   if (dc_unlikely(dc_thread_slow_word(t)) ||
       dc_unlikely(dead_at_entry((t->frames + depth)[-1].sp, sp, cyg)))
     goto slow;
-  const dc_ecache *c = &t->ecache[dc_ecache_slot(cs, callee)];
-  if (dc_unlikely((c->cs != cs) | (c->callee_pc != callee) | (c->caller != t->node)))
-    goto slow;
+  const dc_ecache *c = dc_ecache_hit(dc_ecache_set(t, cs, callee), cs, callee, t->node);
+  if (dc_unlikely(!c)) goto slow;
   uint32_t tick = t->tick + c->tick;
   if (dc_unlikely(tick & DC_TICK_DUE)) goto slow;
   if (c->tick & DC_TICK_PUSH)

@@ -327,12 +327,13 @@ typedef struct dc_frame {
                         * pushed, once resolved (0 = not yet; dc_cc_resolve) */
 } dc_frame;
 
-/* Per-thread direct-mapped cache in front of the global edge table: the hot
- * path's lookup is one multiply, one line, three compares.  Entries also hold
+/* Per-thread two-way cache in front of the global edge table (dc_ecache_set):
+ * the hot path's lookup is one multiply, one line, three compares when the
+ * edge is in the set's first slot.  Entries also hold
  * the edge's code under the thread's dictionary; migration flushes them.
  * (Indexing by a multiplicative hash, not xxHash: this is a cache probed on
  * every call, not a table; the global tables use xxHash.) */
-#define DC_ECACHE_BITS 9
+#define DC_ECACHE_BITS 11
 typedef struct dc_ecache {
   uintptr_t cs, callee_pc;
   uint64_t add;  /* the call's new id: id + add if encoded, else add (maxID + 1) */
@@ -351,9 +352,6 @@ typedef struct dc_ecache {
 #define DC_TICK_DUE 0x100u
 #define DC_TICK_PUSH 0x10000u
 #define DC_TICK_PUSH_SHIFT 16
-static inline uint32_t dc_ecache_slot(uintptr_t cs, uintptr_t callee_pc) {
-  return (uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >> (64 - DC_ECACHE_BITS));
-}
 
 /* ---------------------------------------------------------------- racedet */
 typedef struct rd_vc {
@@ -483,6 +481,34 @@ typedef struct dc_thread {
 _Static_assert(offsetof(dc_thread, tick) + sizeof(uint32_t) <= 64 &&
                    offsetof(dc_thread, ctx_handle) < 64,
                "dc_thread_hot_line: the fast paths' fields share the first cache line");
+
+/* The edge cache is two-way: a pair of slots per hash, the newer entry
+ * first (ecache_fill).  Direct-mapped and of 512 entries, it made a
+ * call-heavy program's cost depend on where its code was loaded (a new
+ * place each run, with ASLR): vcalls' 67 edges under valgrind (which loads
+ * at a fixed address) had two hot ones in one slot after an unrelated
+ * change moved its functions, so one call in eight missed (41 million
+ * calls, 10.12 -> 11.19 G instructions); two-way of 512, three hot ones in
+ * one set, as many misses.  2048 entries, two-way: 10.20 G, and calltree
+ * pays 1.5 instructions a call for the second slot (7.34 -> 7.40 G).
+ * Entries are touched one line each, so a thread commits only the pages
+ * its edges hash to. */
+static inline dc_ecache *dc_ecache_set(dc_thread *t, uintptr_t cs, uintptr_t callee_pc) {
+  return &t->ecache[(uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >>
+                               (64 - DC_ECACHE_BITS)) &
+                    ~1u];
+}
+static inline int dc_ecache_is(const dc_ecache *c, uintptr_t cs, uintptr_t callee_pc,
+                               uint32_t caller) {
+  return c->cs == cs && c->callee_pc == callee_pc && c->caller == caller;
+}
+/* The edge's slot in set if the cache has it, else 0. */
+static inline dc_ecache *dc_ecache_hit(dc_ecache *set, uintptr_t cs, uintptr_t callee_pc,
+                                       uint32_t caller) {
+  if (dc_ecache_is(&set[0], cs, callee_pc, caller)) return &set[0];
+  if (dc_ecache_is(&set[1], cs, callee_pc, caller)) return &set[1];
+  return 0;
+}
 
 /* The push cache is two-way: a pair of slots per hash, the newer entry
  * first (a direct-mapped cache of the same size missed one push in five
