@@ -307,7 +307,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
    * Only the other plane-A cell can conflict; the store refreshes ours (the
    * rules below would give it this cell too: it is subsumed; only their
    * tidying of other cells is skipped).  rd_access_more hands the common
-   * case to update_in; what comes here is a range's granule, an access
+   * case to refresh_in; what comes here is a range's granule, an access
    * out of line (rd_access), or a refresh that found a conflict. */
   const int own = is_own(c[0], cur) ? 0 : is_own(c[1], cur) ? 1 : -1;
   if (!looked) b_used = sh_b_used(g);
@@ -349,7 +349,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
  * call, saved 15 of its 218 instructions but cost the other cases 35-60:
  * bench/micro/slowpath modes 2 and 0-1.  That case is now taken before this
  * function's frame is set up, by a function with tail calls only:
- * update_in.) */
+ * refresh_in.) */
 DC_INLINE void check_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, int b_used) {
   /* the table of sites is nearly full: a new incarnation first (a new
@@ -446,10 +446,10 @@ DC_INLINE int recorded_more(const rd_thread *r, sh_granule *g, uint64_t cur) {
   return sh_recorded_now_in_b(g, cur);
 }
 
-/* The end of a refresh's or a merge's check (update_in) when it did not end
- * as expected: the cell it stored into held old instead of the cell it saw
- * (another thread's access since, which did not see ours), or its second
- * look found another cell changed or plane B's bit changed.  Checks old, then every other cell as
+/* The end of a refresh's check when it did not end as expected: the cell
+ * it stored into held old instead of our own cell (another thread's access
+ * since, which did not see ours), or its second look found another cell
+ * changed or plane B's bit changed.  Checks old, then every other cell as
  * it is now: the second look against no cells, as range_check makes it (a
  * cell that did not change was checked already and does not conflict;
  * checking it again changes nothing).  gown: the granule's address, with
@@ -463,61 +463,29 @@ static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t add
   recheck(t, (sh_granule *)(gown & ~(uintptr_t)3), addr, cur, pc, none, (int)(gown & 3));
 }
 
-static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr,
-                                      uint64_t cur, uintptr_t pc, int how);
-static DC_NOINLINE void merge_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
-                                    uintptr_t pc, int how);
+static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                      uintptr_t pc, int own_n);
 
-/* Can cell p take access cur by a merge: its cell of this epoch and
- * kind, on bytes next to cur's (merged, update_in)? */
-static inline int mergeable(uint64_t p, uint64_t cur) {
-  return sh_same_kind(p, cur) && sh_contiguous(p | cur);
-}
-
-/* merged, from the caches alone (0 when they do not have it): the same
- * site, or the same entry and its merged variant cached, or the cell's
- * entry is already the merged variant of the access's. */
-static inline uint64_t merged_cached(const rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
-  const uint32_t had = SH_SITE(p);
-  if (had == site) return p | (cur & 0xff);
-  if (dc_capture_mode == DC_CAPTURE_STACKWALK) return 0;
-  const uint32_t ca = had >> RD_SITE_K_BITS, cb = site >> RD_SITE_K_BITS;
-  const uint32_t *m = r->merged_of[cb & 63];
-  if (m[0] != cb) return 0;
-  if (m[1] == ca) return p | (cur & 0xff); /* had is merged already */
-  if (ca != cb) return 0;
-  const uint32_t k = had & ((1u << RD_SITE_K_BITS) - 1);
-  return sh_with_site(p | (cur & 0xff), m[1] << RD_SITE_K_BITS | k);
-}
-
-/* The two commonest slow paths, each an update of one cell of this thread
- * (index own) over n live cells (2: plane B unused; 4), done as
- * check_store and recheck do it when nothing conflicts:
- *  - the refresh (merge 0): the cell is from an earlier epoch, with cur's
- *    bytes and kind (is_own): the first access after a release.  Of the
- *    accesses that no cell covers, SQLite's: two in three; rwhash's: five
- *    in six.
- *  - the merge (merge 1): the cell is of this epoch and kind, on bytes next
- *    to cur's (sh_same_kind, sh_contiguous), and of the same context (merged):
- *    a function reading a record byte by byte, SQLite's commonest full
- *    check (half of them) before this path took it.  Other cells the union
- *    now covers are cleared, as check_store_in does.
- * With cached, the site comes from the caches alone and every call is a
- * tail call: no frame, no saved registers (the full check's set-up was 20
- * of its 120 instructions), and own is a constant (a copy per cell: the
- * other cells' loads, checks and second look unrolled around it).  A miss
- * there (the first slow access of a function's invocation, or after a call
- * returned: 40% of SQLite's refreshes, half its merges) goes to the copy
- * that asks rd_site_of, with a frame (refresh_sited, merge_sited).  The
- * cached copies take the cell as the caller saw it (seen) and store over it
- * only if the exchange gives that back; before, the refresh read the cell
- * again and took what it found there for its own, so that another thread's
- * access stored in between was overwritten unchecked.  Anything else goes,
- * before the store, to the full check from the start (which reports what
+/* The most common slow path, the refresh of this thread's own cell (index
+ * own: the first access after a release) over n live cells (2: plane B
+ * unused; 4), done as check_store and recheck do it when nothing conflicts
+ * (of the accesses that no cell covers, SQLite's: two in three; rwhash's:
+ * five in six).  With cached, the site
+ * comes from the caches alone and every call is a tail call: no frame, no
+ * saved registers (the full check's set-up was 20 of its 120 instructions),
+ * and own is a constant (a copy per cell: the other cells' loads, checks
+ * and second look unrolled around it).  A miss there (the first slow access
+ * of a function's invocation: 40% of SQLite's refreshes) goes to the copy
+ * that asks rd_site_of, with a frame (refresh_sited).  The cached copies
+ * take the own cell as the caller saw it (seen) and store over it only if
+ * the exchange gives that back; before b475bc5 they read it again and took
+ * what they found for their own, so that another thread's access stored
+ * there in between was overwritten unchecked.  Anything else goes, before
+ * the store, to the full check from the start (which reports what
  * conflicts); after it, to refresh_rest. */
-DC_INLINE void update_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc,
-                         uint64_t seen, const int own, const int n, const int cached,
-                         const int merge) {
+DC_INLINE void refresh_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                          uintptr_t pc, uint64_t seen, const int own, const int n,
+                          const int cached) {
   rd_thread *r = &t->rd;
   /* the site first: a miss hands over before anything is done twice (and
    * rd_site_of may append to the table of sites only where it is not
@@ -526,13 +494,9 @@ DC_INLINE void update_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t c
     rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }
-  if (merge && cached && !sh_contiguous(seen | cur)) { /* the caller asked only the kind */
-    rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
-    return;
-  }
   const uint32_t site = cached ? rd_site_cached(t, pc) : rd_site_of(t, pc);
   if (cached && dc_unlikely(site == RD_SITE_NONE)) {
-    (merge ? merge_sited : refresh_sited)(t, g, addr, cur, pc, own << 4 | n);
+    refresh_sited(t, g, addr, cur, pc, own << 4 | n);
     return;
   }
   uint64_t c[SH_CELLS];
@@ -546,59 +510,41 @@ DC_INLINE void update_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t c
   /* the cell as the caller saw it (the exchange then tells whether it
    * changed since), or looked at again after rd_site_of, and asked again */
   c[own] = cached ? seen : sh_load(sh_cell_at(g, own));
-  uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
-  if (!cached) hit |= merge ? !mergeable(c[own], cur) : !is_own(c[own], cur);
-  if (merge && cached) hit |= !(w = merged_cached(r, c[own], cur, site));
-  if (merge && !cached && !hit) hit |= !(w = merged(r, c[own], cur, site));
+  if (!cached) hit |= !is_own(c[own], cur);
   if (dc_unlikely(hit | ignored(t, (cur & SH_WRITE) != 0) | r->sites_full)) {
     rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }
-  const uint64_t old = sh_swap(sh_cell_at(g, own), w);
+  const uint64_t old = sh_swap(sh_cell_at(g, own), cur | (uint64_t)site << SH_SITE_SHIFT);
   uint64_t diff = old ^ c[own];
-  if (merge) {
-#pragma GCC unroll 4
-    for (int k = 0; k < n; k++)
-      if (k != own && c[k] && subsumed(r, c[k], w)) clear_if(sh_cell_at(g, k), &c[k], 0);
-  }
 #pragma GCC unroll 4
   for (int i = 0; i < n; i++)
     if (i != own) diff |= sh_load(sh_cell_at(g, i)) ^ c[i];
   if (dc_likely(!diff && sh_b_used(g) == (n > SH_CELLS_A))) return;
   refresh_rest(t, (uintptr_t)g | (uintptr_t)own, addr, cur, pc, old);
 }
-/* how: own << 4 | n (six arguments: tail calls) */
-#define RD_SITED(kind, merge)                                                                   \
-  static DC_NOINLINE void kind##_sited(dc_thread *t, sh_granule *g, uintptr_t addr,            \
-                                       uint64_t cur, uintptr_t pc, int how) {                  \
-    if ((how & 15) > SH_CELLS_A)                                                                \
-      update_in(t, g, addr, cur, pc, 0, how >> 4, SH_CELLS, 0, merge);                          \
-    else                                                                                        \
-      update_in(t, g, addr, cur, pc, 0, how >> 4, SH_CELLS_A, 0, merge);                        \
+/* own_n: own << 4 | n (six arguments: tail calls) */
+static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                      uintptr_t pc, int own_n) {
+  if ((own_n & 15) > SH_CELLS_A)
+    refresh_in(t, g, addr, cur, pc, 0, own_n >> 4, SH_CELLS, 0);
+  else
+    refresh_in(t, g, addr, cur, pc, 0, own_n >> 4, SH_CELLS_A, 0);
+}
+#define RD_REFRESH(n, own)                                                                   \
+  static DC_NOINLINE void refresh_##n##_##own(dc_thread *t, sh_granule *g, uintptr_t addr, \
+                                              uint64_t cur, uintptr_t pc, uint64_t seen) { \
+    refresh_in(t, g, addr, cur, pc, seen, own, n, 1);                                      \
   }
-RD_SITED(refresh, 0)
-RD_SITED(merge, 1)
-#define RD_UPDATE(kind, merge, n, own)                                                          \
-  static DC_NOINLINE void kind##_##n##_##own(dc_thread *t, sh_granule *g, uintptr_t addr,      \
-                                             uint64_t cur, uintptr_t pc, uint64_t seen) {      \
-    update_in(t, g, addr, cur, pc, seen, own, n, 1, merge);                                    \
-  }
-#define RD_UPDATES(kind, merge)                                                                 \
-  RD_UPDATE(kind, merge, 2, 0)                                                                  \
-  RD_UPDATE(kind, merge, 2, 1)                                                                  \
-  RD_UPDATE(kind, merge, 4, 0)                                                                  \
-  RD_UPDATE(kind, merge, 4, 1)                                                                  \
-  RD_UPDATE(kind, merge, 4, 2)                                                                  \
-  RD_UPDATE(kind, merge, 4, 3)
-RD_UPDATES(refresh, 0)
-RD_UPDATES(merge, 1)
+RD_REFRESH(2, 0)
+RD_REFRESH(2, 1)
+RD_REFRESH(4, 0)
+RD_REFRESH(4, 1)
+RD_REFRESH(4, 2)
+RD_REFRESH(4, 3)
 
 /* The inline check missed in plane A, and plane B does not cover the access
- * either (recorded_more): the refresh of an own cell, a merge into one (of
- * this epoch and kind: sh_same_kind; update_in checks the rest), or the
- * full check.  Each cell is looked at once, and only then the next: with
- * the four held at once, the function saved five registers, and a refresh
- * cost 15 instructions more. */
+ * either (recorded_more): the refresh of an own cell, or the full check. */
 void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
   const int b = recorded_more(&t->rd, g, cur);
   if (b < 0) return;
@@ -607,38 +553,18 @@ void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, u
     (b ? refresh_4_0 : refresh_2_0)(t, g, addr, cur, pc, p);
     return;
   }
-  if (sh_same_kind(p, cur)) {
-    (b ? merge_4_0 : merge_2_0)(t, g, addr, cur, pc, p);
-    return;
-  }
   p = sh_load(&g->c[1]);
   if (is_own(p, cur)) {
     (b ? refresh_4_1 : refresh_2_1)(t, g, addr, cur, pc, p);
     return;
   }
-  if (sh_same_kind(p, cur)) {
-    (b ? merge_4_1 : merge_2_1)(t, g, addr, cur, pc, p);
+  if (b && is_own(p = sh_load(sh_cell_at(g, 2)), cur)) {
+    refresh_4_2(t, g, addr, cur, pc, p);
     return;
   }
-  if (b) {
-    p = sh_load(sh_cell_at(g, 2));
-    if (is_own(p, cur)) {
-      refresh_4_2(t, g, addr, cur, pc, p);
-      return;
-    }
-    if (sh_same_kind(p, cur)) {
-      merge_4_2(t, g, addr, cur, pc, p);
-      return;
-    }
-    p = sh_load(sh_cell_at(g, 3));
-    if (is_own(p, cur)) {
-      refresh_4_3(t, g, addr, cur, pc, p);
-      return;
-    }
-    if (sh_same_kind(p, cur)) {
-      merge_4_3(t, g, addr, cur, pc, p);
-      return;
-    }
+  if (b && is_own(p = sh_load(sh_cell_at(g, 3)), cur)) {
+    refresh_4_3(t, g, addr, cur, pc, p);
+    return;
   }
   rd_access_granule(t, g, addr, cur, b, pc);
 }

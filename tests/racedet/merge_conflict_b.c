@@ -1,7 +1,7 @@
 /* merge_conflict_b.c: merge_conflict.c with plane B in use and both cells
- * of the race in it, for the merge into a cell among four (rd_access_more,
- * update_in with merge and n = 4): the merge must check the plane-B cell
- * next to its own before it stores.
+ * of the race in it, for a merge into a cell among four: the merge must
+ * check the plane-B cell next to its own before it stores (the shortcut of
+ * b475bc5, checking plane A only, lost this race).
  *
  * Two bystanders read bytes 6 and 7 of x first: plane A's two cells, of
  * accesses that nothing orders with what follows (relaxed flags) and that

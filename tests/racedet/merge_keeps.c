@@ -1,9 +1,9 @@
 /* merge_keeps.c: a merge must not clear another thread's concurrent cell
  * that the merged cell now covers.  The reader reads byte 1 of x; main then
  * reads bytes 0-3 one at a time in one function (byte 0 takes a cell, each
- * next byte is merged into it, rd_access_more and update_in): the merged
- * cell covers the reader's byte, but the reader's read does not happen
- * before main's, so it stays.  The writer then writes byte 1: it races with
+ * next byte is merged into it, check_store_in): the merged cell covers the
+ * reader's byte, but the reader's read does not happen before main's, so
+ * it stays.  The writer then writes byte 1: it races with
  * both reads, two reports.  Relaxed flags order the three and nothing for
  * the detector.  If the merge cleared the reader's cell (clearing what it
  * covers without asking happens-before), the race with read_0 is lost.
@@ -13,18 +13,11 @@
  * EXPECT-EVERY: 2 read
  * EXPECT-COUNT: 2
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
-static char x[8] __attribute__((aligned(8)));
-static atomic_int turn; /* relaxed: orders nothing for the detector */
+#include "turns.h"
 
-static void wait_turn(int n) {
-  while (atomic_load_explicit(&turn, memory_order_relaxed) != n) sched_yield();
-}
-static void next_turn(void) { atomic_fetch_add_explicit(&turn, 1, memory_order_relaxed); }
+static char x[8] __attribute__((aligned(8)));
 
 __attribute__((noinline)) long read_0(void) { return x[1]; }
 __attribute__((noinline)) long read_1(const char *p) {

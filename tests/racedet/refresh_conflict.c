@@ -13,8 +13,6 @@
  * EXPECT-PREVIOUS: read_x reader
  */
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
 #ifndef BYSTANDERS
@@ -28,24 +26,12 @@ static union {
 } x;
 static int ready;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int turn; /* relaxed: orders nothing for the detector */
-
-static void wait_turn(int n) {
-  while (atomic_load_explicit(&turn, memory_order_relaxed) != n) sched_yield();
-}
-static void next_turn(void) { atomic_fetch_add_explicit(&turn, 1, memory_order_relaxed); }
+#define BYSTANDER_BYTES x.c
+#include "turns.h"
 
 __attribute__((noinline)) void first_write(void) { x.X = 1; }
 __attribute__((noinline)) void second_write(void) { x.X = 2; }
 __attribute__((noinline)) long read_x(void) { return x.X; }
-
-static void *bystander(void *a) {
-  const int byte = (int)(long)a;
-  wait_turn(byte - 6); /* byte 6 first, then byte 7 */
-  long v = x.c[byte];
-  next_turn();
-  return (void *)v;
-}
 
 static void *reader(void *a) {
   pthread_mutex_lock(&m);
@@ -62,8 +48,7 @@ static void *reader(void *a) {
 
 int main(void) {
   pthread_t th[BYSTANDERS + 1];
-  for (long i = 0; i < BYSTANDERS; i++) pthread_create(&th[i], 0, bystander, (void *)(6 + i));
-  pthread_create(&th[BYSTANDERS], 0, reader, 0);
+  start(th, reader);
   wait_turn(BYSTANDERS);
   first_write();
   pthread_mutex_lock(&m);
@@ -71,12 +56,6 @@ int main(void) {
   pthread_mutex_unlock(&m);
   wait_turn(BYSTANDERS + 1);
   second_write(); /* races with read_x: nothing orders them */
-  long sum = 0;
-  for (int i = 0; i <= BYSTANDERS; i++) {
-    void *v;
-    pthread_join(th[i], &v);
-    sum += (long)v;
-  }
-  printf("read %ld\n", sum);
+  printf("read %ld\n", join_all(th));
   return 0;
 }
