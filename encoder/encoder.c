@@ -113,7 +113,10 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
   const dc_dict *d = atomic_load_explicit(&dc_cur_dict, memory_order_acquire);
   t->dict = d;
   if (dc_unlikely(dc_capture_mode != DC_CAPTURE_DACCE)) return; /* no encoded state to move */
-  for (uint32_t i = 0; i < (1u << DC_ECACHE_BITS); i++) t->ecache[i].cs = 0; /* codes are per dict */
+  /* codes are per dict; only the slots in use are written, so that the
+   * cache's untouched pages stay uncommitted (dc_ecache_set) */
+  for (uint32_t i = 0; i < (1u << DC_ECACHE_BITS); i++)
+    if (t->ecache[i].cs) t->ecache[i].cs = 0;
   uint64_t id = 0;
   uint32_t cc = 0;
   for (uint32_t i = 0; i < t->depth; i++) {
