@@ -165,10 +165,17 @@ uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k);
 static inline rd_pck *rd_pck_of(rd_thread *r, uintptr_t pc) {
   return &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
 }
-/* The thread's cache entry for the entry of (context, page of k) when the
- * page is not 0 (site.c): the context, the page, the cidx. */
-static inline uint32_t *rd_page_of(rd_thread *r, uint32_t ctx, uint32_t page) {
-  return r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u) >> 26];
+#define RD_SITE_NONE UINT32_MAX
+/* The thread's cache of (context, page of k) entries, for pages past 0
+ * (site.c): the site of k in context ctx if the cache has its entry, else
+ * RD_SITE_NONE; *slot: the cache's slot (context, page, cidx), which a miss
+ * fills. */
+static inline uint32_t rd_page_site(rd_thread *r, uint32_t ctx, uint32_t k, uint32_t **slot) {
+  const uint32_t page = k >> RD_SITE_K_BITS;
+  const uint32_t *p = *slot = r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u) >> 26];
+  return p[0] == ctx && p[1] == page && p[2]
+             ? p[2] << RD_SITE_K_BITS | (k & ((1u << RD_SITE_K_BITS) - 1))
+             : RD_SITE_NONE;
 }
 /* The site of an access of the calling thread at pc, now.  The context's
  * entry is looked up once per function invocation; the pc's index in a
@@ -187,18 +194,16 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
  * calls can then be tail calls); else RD_SITE_NONE.  (rd_site_of does not
  * call this and then fill the caches: that cost the slow path one to two
  * instructions an access, bench/micro/slowpath modes 1-2.) */
-#define RD_SITE_NONE UINT32_MAX
 static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;
   const rd_pck *e = rd_pck_of(r, pc);
   const uint32_t ctx = t->ctx_handle;
   if (dc_unlikely(!ctx || e->pc != pc || e->node != t->node)) return RD_SITE_NONE;
-  const uint32_t k = e->k, page = k >> RD_SITE_K_BITS;
-  if (dc_likely(!page)) return ctx == r->site_ctx ? r->site_c0 << RD_SITE_K_BITS | k : RD_SITE_NONE;
-  const uint32_t *p = rd_page_of(r, ctx, page);
-  if (p[0] == ctx && p[1] == page && p[2])
-    return p[2] << RD_SITE_K_BITS | (k & ((1u << RD_SITE_K_BITS) - 1));
-  return RD_SITE_NONE;
+  const uint32_t k = e->k;
+  if (dc_likely(k < (1u << RD_SITE_K_BITS)))
+    return ctx == r->site_ctx ? r->site_c0 << RD_SITE_K_BITS | k : RD_SITE_NONE;
+  uint32_t *slot;
+  return rd_page_site(r, ctx, k, &slot);
 }
 uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site);
 int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb);

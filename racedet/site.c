@@ -227,9 +227,11 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
  * each, nearly all of such pages. */
 DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
   const uint32_t page = k >> SITE_K_BITS;
-  uint32_t *pc = page ? rd_page_of(r, ctx, page) : 0;
-  if (pc && pc[0] == ctx && pc[1] == page && pc[2])
-    return pc[2] << SITE_K_BITS | (k & (SITE_K - 1));
+  uint32_t *pc = 0;
+  if (page) {
+    const uint32_t site = rd_page_site(r, ctx, k, &pc);
+    if (site != RD_SITE_NONE) return site;
+  }
   const uint32_t c = cidx_of(r, ent_make(ctx, page, 0));
   if (pc) pc[0] = ctx, pc[1] = page, pc[2] = c;
   if (!page) {
