@@ -42,13 +42,17 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
     uintptr_t addr, unsigned size, int is_write, uintptr_t pc, rd_more_fn *more,
     void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
   dc_thread *t = dc_tls;
-  if (dc_likely(t != 0) && dc_likely((addr & 7) + size <= 8) &&
-      dc_likely(!(addr >> SH_ADDR_BITS))) {
+  /* in one granule ((addr & 7) + size <= 8) and below SH_ADDR_BITS, as one
+   * compare: with any higher bit set, the masked address is larger than 8
+   * (size is a constant: 16 never gets here) */
+  const uint64_t off = addr & ((~0ull << SH_ADDR_BITS) | 7);
+  if (dc_likely(t != 0) && size <= 8 && dc_likely(off <= 8 - size)) {
     sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     if (dc_likely(region != 0)) {
       sh_granule *g = sh_in_region(region, addr);
-      const uint64_t kind = sh_bytes((unsigned)addr & 7, size) | (is_write ? SH_WRITE : 0);
+      const uint64_t kind =
+          (size == 8 ? 0xffu : sh_bytes((unsigned)off, size)) | (is_write ? SH_WRITE : 0);
       const uint64_t cur = t->rd.self | kind, differ = sh_differ(kind);
       if (dc_likely(sh_covers_now(sh_load(&g->c[0]), cur, differ)) ||
           sh_covers_now(sh_load(&g->c[1]), cur, differ))
