@@ -361,7 +361,9 @@ typedef struct rd_vc {
 
 typedef struct rd_ictx { /* per-thread cache of interned contexts */
   uint64_t id;
-  uint32_t node, cc, ts, locks, handle;
+  uint64_t node_cc;  /* node | cc << 32, as the thread keeps them (DC_NODE_CC) */
+  uint64_t ts_locks; /* the dictionary's timestamp | the held set's id << 32 */
+  uint32_t handle;
   uint32_t cinc, cidx; /* the context's entry in the table of sites of incarnation cinc (site.c) */
 } rd_ictx;
 #define RD_ICTX_BITS 10
