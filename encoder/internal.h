@@ -35,7 +35,14 @@
 #define DC_NOINLINE __attribute__((noinline))
 #define DC_INLINE static inline __attribute__((always_inline))
 #define DC_EXPORT __attribute__((visibility("default")))
+/* Thread-local variables: in the static runtime (DACCE_IN_EXECUTABLE,
+ * CMakeLists.txt), at a fixed offset from %fs (one instruction a read);
+ * in libdacce.so, at an offset the loader sets (two). */
+#ifdef DACCE_IN_EXECUTABLE
+#define DC_TLS __thread __attribute__((tls_model("local-exec")))
+#else
 #define DC_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
 #define DC_COLD __attribute__((cold, noinline))
 
 /* ---------------------------------------------------------------- common.c */
