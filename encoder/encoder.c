@@ -395,6 +395,10 @@ slow:
 
 DC_EXPORT void dacce_capture(dacce_ctx *out) {
   dc_thread *t = dc_cur();
+  if (dc_unlikely(t == &dc_dead_thread)) { /* past its end: no context left, the root */
+    *out = (dacce_ctx){.node = DC_ROOT, .thread = t->serial};
+    return;
+  }
   dc_capture(t, out);
   if (dc_unlikely(dc_capture_mode != DC_CAPTURE_DACCE)) { /* no encoded context: the root */
     out->id = 0;

@@ -242,8 +242,11 @@ void dc_thread_destroy(dc_thread *t) {
 static uint32_t new_child(uintptr_t call_pc) {
   dc_thread *self = dc_cur();
   dacce_ctx c;
-  dc_capture(self, &c);
-  uint32_t serial = dc_thread_new_serial(&c);
+  /* a creator past its end (a program's thread-specific-data destructor
+   * that runs after the runtime's) has no context left: no creator known */
+  const int dead = self == &dc_dead_thread;
+  if (!dead) dc_capture(self, &c);
+  uint32_t serial = dc_thread_new_serial(dead ? 0 : &c);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   rec->created_pc = call_pc;
   if (!self->rd.disabled) {

@@ -489,8 +489,13 @@ DC_INLINE void refresh_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
   rd_thread *r = &t->rd;
   /* the site first: a miss hands over before anything is done twice (and
    * rd_site_of may append to the table of sites only where it is not
-   * nearly full: site.c's reserve) */
-  if (!cached && dc_unlikely(r->sites_full)) {
+   * nearly full: site.c's reserve).  A thread inside the runtime, or past
+   * its end (dc_dead_thread: a program's thread-specific-data destructor
+   * that runs after ours, whose cells of a slot-0 thread look like its
+   * own), has no context to take: the full check ignores it
+   * (tests/racedet/key_destructor_late.c).  The cached copies get here with
+   * no context handle, and ask ignored() before they store. */
+  if (!cached && dc_unlikely(r->sites_full | t->in_runtime)) {
     rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }

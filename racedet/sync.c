@@ -186,7 +186,10 @@ static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n
   if (t) t->ctx_handle = 0;
 }
 
+/* (The held set of a thread past its end is not kept: its state is
+ * dc_dead_thread, one for all of them.) */
 void rd_mutex_locked(uintptr_t addr) {
+  if (dc_unlikely(dc_tls == &dc_dead_thread)) return;
   rd_thread *r = rd_cur();
   const uint32_t n0 = r->nheld;
   if (n0 < 16) r->held[n0] = addr;
@@ -195,6 +198,7 @@ void rd_mutex_locked(uintptr_t addr) {
 }
 
 void rd_mutex_unlocked(uintptr_t addr) {
+  if (dc_unlikely(dc_tls == &dc_dead_thread)) return;
   rd_thread *r = rd_cur();
   const uint32_t n0 = r->nheld, n = n0 < 16 ? n0 : 16;
   uint32_t i = n;
