@@ -12,17 +12,20 @@ DC_NOINLINE sh_granule *sh_region_map(uintptr_t addr) {
   uintptr_t idx = addr >> SH_REGION_BITS;
   sh_granule *r = atomic_load(&sh_regions[idx]);
   if (r) return r;
-  /* aligned to SH_PLANE (sh_b_word): reserve a plane more, trim the ends */
+  /* plane A aligned to SH_PLANE, the bitmap below it (SH_REGION_SHADOW):
+   * reserve a plane more, trim the ends */
   char *raw = dc_mmap(SH_REGION_SHADOW + SH_PLANE);
-  char *al = (char *)(((uintptr_t)raw + SH_PLANE - 1) & ~(uintptr_t)(SH_PLANE - 1));
-  if (al > raw) dc_munmap(raw, (size_t)(al - raw));
-  dc_munmap(al + SH_REGION_SHADOW, (size_t)(raw + SH_PLANE - al));
+  char *al = (char *)(((uintptr_t)raw + SH_BITMAP + SH_PLANE - 1) & ~(uintptr_t)(SH_PLANE - 1));
+  char *start = al - SH_BITMAP, *end = al + 2 * SH_PLANE;
+  if (start > raw) dc_munmap(raw, (size_t)(start - raw));
+  if (raw + SH_REGION_SHADOW + SH_PLANE > end)
+    dc_munmap(end, (size_t)(raw + SH_REGION_SHADOW + SH_PLANE - end));
   sh_granule *fresh = (sh_granule *)al;
   if (atomic_compare_exchange_strong(&sh_regions[idx], &r, fresh)) {
     atomic_fetch_add(&n_mapped, 1);
     return fresh;
   }
-  dc_munmap(fresh, SH_REGION_SHADOW); /* another thread won */
+  dc_munmap(start, SH_REGION_SHADOW); /* another thread won */
   return r;
 }
 
@@ -73,7 +76,7 @@ static void clear_b(sh_granule *g, uintptr_t n) {
   clear_b_words(g, 0, lo - first);
   madvise((void *)(base + SH_PLANE + lo * sizeof(sh_granule)), (hi - lo) * sizeof(sh_granule),
           MADV_DONTNEED);
-  madvise((void *)(base + 2 * SH_PLANE + lo / 8), (hi - lo) / 8, MADV_DONTNEED);
+  madvise((char *)sh_b_bitmap(base) + lo / 8, (hi - lo) / 8, MADV_DONTNEED);
   clear_b_words(g, hi - first, n);
 }
 

@@ -11,15 +11,15 @@
  * write cell per granule is not enough: adjacent small fields written by one
  * thread would overwrite each other's history and hide races on them.
  *
- * Planes: a granule's cells 0-1 and its cells 2-3 live in two planes, the
- * first two quarters of the region's shadow (SH_PLANE apart); a bitmap after
- * them has a bit per granule, set when its plane-B cells may hold something.
+ * Planes: a granule's cells 0-1 and its cells 2-3 live in two planes,
+ * SH_PLANE apart; a bitmap just below plane A has a bit per granule, set
+ * when its plane-B cells may hold something.
  * Most memory is only ever touched by one or two threads, or one or two kinds
  * of access, at a time: stores prefer plane A, and such granules never commit,
  * nor even read, plane B (reading untouched anonymous memory commits it on
  * kernels without the zero page).  So shadow is 16 / 8 = 2x on such memory,
  * as clang's ThreadSanitizer's four 4-byte cells are, and 4x only where more
- * accesses coexist.  Regions are aligned to SH_PLANE, so a granule finds its
+ * accesses coexist.  Plane A is aligned to SH_PLANE, so a granule finds its
  * bit without knowing its region.
  *
  * A cell is one 64-bit word, read and written atomically:
@@ -73,7 +73,12 @@ _Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two
 #define SH_REGIONS (1u << (SH_ADDR_BITS - SH_REGION_BITS))
 #define SH_PLANE ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE * sizeof(sh_granule))
 #define SH_BITMAP ((((uint64_t)1) << SH_REGION_BITS) / SH_GRANULE / 8)
-#define SH_REGION_SHADOW (2 * SH_PLANE + SH_BITMAP) /* reserved per region */
+/* A region's shadow, as reserved: the plane-B bitmap, then planes A and B.
+ * sh_regions names plane A, aligned to SH_PLANE; the bitmap ends where plane
+ * A starts, so that a granule finds its word at a displacement that fits
+ * in the load instruction (sh_b_word: after plane B, 2^32 bytes on, it
+ * took two instructions more, on every look at plane B's bit). */
+#define SH_REGION_SHADOW (SH_BITMAP + 2 * SH_PLANE)
 
 #define SH_WRITE (1ull << 8)
 #define SH_ATOMIC (1ull << 9)
@@ -221,12 +226,15 @@ static inline sh_granule *sh_in_region(sh_granule *r, uintptr_t addr) {
 static inline sh_cell *sh_cell_at(sh_granule *g, int i) {
   return (sh_cell *)((char *)g + ((unsigned)i >> 1) * SH_PLANE) + (i & 1);
 }
+/* The plane-B bitmap of the region whose plane A starts at plane_a. */
+static inline _Atomic uint64_t *sh_b_bitmap(uintptr_t plane_a) {
+  return (_Atomic uint64_t *)(plane_a - SH_BITMAP);
+}
 /* The word of the plane-B bitmap that holds granule g's bit, and the bit. */
 static inline _Atomic uint64_t *sh_b_word(const sh_granule *g, uint64_t *bit) {
-  uintptr_t base = (uintptr_t)g & ~(uintptr_t)(SH_PLANE - 1);
-  uintptr_t idx = ((uintptr_t)g & (SH_PLANE - 1)) / sizeof(sh_granule);
+  const uintptr_t a = (uintptr_t)g, idx = (a & (SH_PLANE - 1)) / sizeof(sh_granule);
   *bit = 1ull << (idx & 63);
-  return (_Atomic uint64_t *)(base + 2 * SH_PLANE) + idx / 64;
+  return sh_b_bitmap(a & ~(uintptr_t)(SH_PLANE - 1)) + idx / 64;
 }
 /* May g's plane-B cells hold something? */
 static inline int sh_b_used(const sh_granule *g) {

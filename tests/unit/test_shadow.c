@@ -263,7 +263,7 @@ int main(void) {
     uintptr_t end = ((uintptr_t)m | ((1ull << SH_REGION_BITS) - 1)) + 1, tail = 256 << 10;
     sh_granule *g8 = sh_granule_of((uintptr_t)m + 8);
     uint64_t ctx = sh_load(sh_cell_at(g8, 2)) | sh_load(sh_cell_at(g8, 3));
-    char *after = (char *)sh_regions[(uintptr_t)m >> SH_REGION_BITS] + SH_REGION_SHADOW;
+    char *after = (char *)sh_regions[(uintptr_t)m >> SH_REGION_BITS] + 2 * SH_PLANE; /* plane B's end */
     char *canary = mmap(after, 4096, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if ((uintptr_t)m + big > end - tail || canary != after) {
