@@ -63,12 +63,15 @@ static void drop(const rd_vc *v) {
 /* The clock of thread serial if it is alive and registered (under the
  * lock: a thread's state goes back to the pool, for a new thread to reuse
  * with its clock at the same address, only after its record stops naming
- * it, and it is unregistered before that). */
+ * it, and it is unregistered before that); or, if it has not started yet,
+ * its registered start clock, which its own clock will cover (a join
+ * issued before the joined thread's first instruction: seen under load in
+ * tests/unit/test_floor.c, whose floor then stayed put for the whole join). */
 static const rd_vc *live_clock(uint32_t serial) {
-  const dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   const dc_thread *t = __atomic_load_n(&rec->live, __ATOMIC_ACQUIRE);
-  if (!t || t->rd.disabled || !find(&t->rd.vc)) return 0;
-  return &t->rd.vc;
+  if (t && !t->rd.disabled && find(&t->rd.vc)) return &t->rd.vc;
+  return find(&rec->start_vc) ? &rec->start_vc : 0;
 }
 
 int rd_floor_joining(const rd_vc *mine, uint32_t serial) {
@@ -91,6 +94,8 @@ void rd_floor_started(rd_vc *mine, rd_vc *start) {
   dc_lock(&floor_lock);
   if (start) {
     rd_vc_join(mine, start);
+    for (uint32_t i = 0; i < n_clocks; i++) /* a joiner already waiting */
+      if (clocks[i].joining == start) clocks[i].joining = mine;
     drop(start);
     rd_vc_free(start);
   }
