@@ -489,13 +489,14 @@ DC_INLINE void refresh_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
   rd_thread *r = &t->rd;
   /* the site first: a miss hands over before anything is done twice (and
    * rd_site_of may append to the table of sites only where it is not
-   * nearly full: site.c's reserve).  A thread inside the runtime, or past
-   * its end (dc_dead_thread: a program's thread-specific-data destructor
-   * that runs after ours, whose cells of a slot-0 thread look like its
-   * own), has no context to take: the full check ignores it
+   * nearly full: site.c's reserve).  An ignored access takes no context
+   * either: the full check ignores it.  Such is every access of a thread
+   * past its end (dc_dead_thread: a program's thread-specific-data
+   * destructor that runs after ours, whose cells of a slot-0 thread look
+   * like its own), which has no context to take
    * (tests/racedet/key_destructor_late.c).  The cached copies get here with
    * no context handle, and ask ignored() before they store. */
-  if (!cached && dc_unlikely(r->sites_full | t->in_runtime)) {
+  if (!cached && dc_unlikely(r->sites_full | ignored(t, (cur & SH_WRITE) != 0))) {
     rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }
@@ -516,7 +517,9 @@ DC_INLINE void refresh_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
    * changed since), or looked at again after rd_site_of, and asked again */
   c[own] = cached ? seen : sh_load(sh_cell_at(g, own));
   if (!cached) hit |= !is_own(c[own], cur);
-  if (dc_unlikely(hit | ignored(t, (cur & SH_WRITE) != 0) | r->sites_full)) {
+  /* (the framed copy asked ignored() above; rd_site_of may have filled the
+   * table of sites since) */
+  if (dc_unlikely(hit | (cached && ignored(t, (cur & SH_WRITE) != 0)) | r->sites_full)) {
     rd_access_granule(t, g, addr, cur, n > SH_CELLS_A, pc);
     return;
   }

@@ -68,7 +68,7 @@ static void drop(const rd_vc *v) {
  * issued before the joined thread's first instruction: seen under load in
  * tests/unit/test_floor.c, whose floor then stayed put for the whole join). */
 static const rd_vc *live_clock(uint32_t serial) {
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  const dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   const dc_thread *t = __atomic_load_n(&rec->live, __ATOMIC_ACQUIRE);
   if (t && !t->rd.disabled && find(&t->rd.vc)) return &t->rd.vc;
   return find(&rec->start_vc) ? &rec->start_vc : 0;

@@ -146,6 +146,11 @@ static inline rd_ictx *ictx_of(rd_thread *r, uint64_t id, uint64_t node_cc, uint
   return &r->ictx[((id ^ node_cc << 20 ^ (uint64_t)locks << 52) * 0x9E3779B97F4A7C15ull) >>
                   (64 - RD_ICTX_BITS)];
 }
+/* Does entry e hold that context (ts_locks: the dictionary's timestamp |
+ * the held set's id << 32)? */
+static inline int ictx_is(const rd_ictx *e, uint64_t id, uint64_t node_cc, uint64_t ts_locks) {
+  return e->handle && e->id == id && e->node_cc == node_cc && e->ts_locks == ts_locks;
+}
 
 /* The held set, then the per-thread cache, then the global table. */
 static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
@@ -166,7 +171,7 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   /* the entry also keeps the context's entry in the table of sites, which
    * the first store of the invocation then finds here (site.c) */
   r->site_e = e;
-  if (e->handle && e->id == c.id && e->node_cc == node_cc && e->ts_locks == ts_locks) {
+  if (ictx_is(e, c.id, node_cc, ts_locks)) {
     if (e->cinc != r->inc) { /* the record may have it (an entry made meanwhile) */
       const rd_ctxrec *rec = dc_vec_at(&ctx_tab, e->handle);
       e->cinc = rec->cinc;
@@ -216,8 +221,8 @@ DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
       dc_likely(d == atomic_load_explicit(&dc_cur_dict, memory_order_relaxed))) {
     const uint64_t id = t->id, node_cc = t->node_cc;
     rd_ictx *e = ictx_of(r, id, node_cc, r->lockset);
-    if (dc_likely(e->handle && e->id == id && e->node_cc == node_cc &&
-                  e->ts_locks == (d->ts | (uint64_t)r->lockset << 32) && e->cinc == r->inc)) {
+    if (dc_likely(ictx_is(e, id, node_cc, d->ts | (uint64_t)r->lockset << 32) &&
+                  e->cinc == r->inc)) {
       r->site_e = e;
       r->site_ctx = e->handle;
       r->site_c0 = e->cidx;
