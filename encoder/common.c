@@ -212,16 +212,20 @@ static _Atomic int *lock_at(const lockset *l, unsigned k) {
   return (_Atomic int *)((char *)l->first + (size_t)k * l->stride);
 }
 
-/* The calling thread's state (thread.c makes it), here with the locks that
- * read it; and the state of every thread past its end: in the runtime for
+/* The calling thread's state (thread.c makes it; until then
+ * dc_unborn_thread), here with the locks that read it; and the state of
+ * every thread past its end (and of one not yet made): in the runtime for
  * good, its accesses and synchronisation ignored, as a thread without a
  * slot's (a program's thread-specific-data destructors can run after the
  * runtime's: tests/racedet/key_destructor_late.c). */
-DC_TLS dc_thread *dc_tls;
+DC_TLS dc_thread *dc_tls = &dc_unborn_thread;
 void (*_Atomic dc_sig_deliver)(dc_thread *t);
-dc_thread dc_dead_thread = {.in_runtime = 1,
-                            .serial = UINT32_MAX,
-                            .rd = {.ignore_accesses = 1, .ignore_sync = 1, .disabled = 1}};
+#define DC_IGNORING_THREAD                                                                   \
+  {                                                                                          \
+    .in_runtime = 1, .serial = UINT32_MAX,                                                   \
+    .rd = {.ignore_accesses = 1, .ignore_sync = 1, .disabled = 1 }                          \
+  }
+dc_thread dc_dead_thread = DC_IGNORING_THREAD, dc_unborn_thread = DC_IGNORING_THREAD;
 
 void dc_lock_wait(_Atomic int *l) {
   for (unsigned n = 0;; n++) {

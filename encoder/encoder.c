@@ -62,12 +62,15 @@ void dc_init(void) {
 }
 
 /* ------------------------------------------------------------ state changes */
-static inline void restore_to(dc_thread *t, uint32_t depth) {
-  dc_frame *f = &t->frames[depth];
+static inline void restore_from(dc_thread *t, const dc_frame *f, uint32_t depth) {
   t->ctx_handle = 0;
   t->id = f->saved_id;
   t->node_cc = f->saved_node_cc;
   t->depth = depth;
+}
+/* back to the state before frames[depth]'s call */
+static inline void restore_to(dc_thread *t, uint32_t depth) {
+  restore_from(t, &t->frames[depth], depth);
 }
 
 static inline int on_own_stack(const dc_thread *t, uintptr_t sp) {
@@ -347,8 +350,7 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
  * state. */
 static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
                                                             uintptr_t sp, int cyg) {
-  dc_thread *t = dc_tls;
-  if (dc_unlikely(!t)) goto slow;
+  dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
   uint32_t depth = t->depth;
   /* (at depth 0, frames[-1] is the sentinel: thread.c, frames_map) */
   if (dc_unlikely(dc_thread_slow_word(t)) ||
@@ -378,14 +380,14 @@ __attribute__((visibility("hidden"))) void dc_cyg_func_entry(uintptr_t cs, uintp
 }
 
 __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
-  dc_thread *t = dc_tls;
-  if (dc_unlikely(!t)) goto slow;
-  uint32_t depth = t->depth;
-  if (dc_unlikely(dc_thread_slow_word(t) | (depth == 0)) ||
-      dc_unlikely(t->frames[depth - 1].sp < sp))
-    goto slow;
-  restore_to(t, depth - 1);
-  t->ctx_handle = 0;
+  dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
+  const uint32_t depth = t->depth;
+  const dc_frame *f = t->frames + depth - 1;
+  /* the top frame is dead (its E below sp) when E + 1 <= sp; at depth 0
+   * f is the sentinel, whose E + 1 wraps to 0: an empty stack goes to the
+   * slow path without a test of its own */
+  if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(f->sp + 1 <= sp)) goto slow;
+  restore_from(t, f, depth - 1);
   return;
 slow:
   func_exit_slow(ra, sp);
@@ -444,7 +446,7 @@ DC_EXPORT void dacce_get_stats(dacce_stats *o) {
   /* live threads' counters are added when they exit; add the caller's own */
   uint64_t calls = atomic_load(&g_calls), pushes = atomic_load(&g_cc_pushes);
   uint64_t dsum = atomic_load(&g_cc_depth_sum), dn = atomic_load(&g_cc_depth_samples);
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (t && t->serial != UINT32_MAX) {
     calls += thread_calls(t);
     pushes += thread_pushes(t);

@@ -501,9 +501,11 @@ _Static_assert(offsetof(dc_thread, tick) + sizeof(uint32_t) <= 64 &&
  * one set, as many misses.  2048 entries, two-way: 10.20 G, and calltree
  * pays 1.5 instructions a call for the second slot (7.34 -> 7.40 G).
  * Entries are touched one line each, so a thread commits only the pages
- * its edges hash to. */
+ * its edges hash to.  The key is callee_pc + 2 * cs (one lea; the shift
+ * and xor it replaced cost two instructions a call), times the golden
+ * ratio, whose top bits pick the set. */
 static inline dc_ecache *dc_ecache_set(dc_thread *t, uintptr_t cs, uintptr_t callee_pc) {
-  return &t->ecache[(uint32_t)(((cs ^ (callee_pc << 7)) * 0x9E3779B97F4A7C15ull) >>
+  return &t->ecache[(uint32_t)(((callee_pc + 2 * cs) * 0x9E3779B97F4A7C15ull) >>
                                (64 - DC_ECACHE_BITS)) &
                     ~1u];
 }
@@ -578,6 +580,16 @@ extern dc_vec dc_threads; /* dc_thread_rec by serial */
 
 extern DC_TLS dc_thread *dc_tls;
 extern dc_thread dc_dead_thread; /* dc_tls of a thread past its end: ignores everything */
+/* dc_tls of a thread that has no state yet (its first value in every
+ * thread), with dc_dead_thread's flags: the hot paths need no test for it
+ * (its slow word sends calls and returns to the slow path, which makes the
+ * state; its accesses are ignored).  Everything else asks dc_self(). */
+extern dc_thread dc_unborn_thread;
+/* The calling thread's state, or 0 if it has none yet. */
+static inline dc_thread *dc_self(void) {
+  dc_thread *t = dc_tls;
+  return t != &dc_unborn_thread ? t : 0;
+}
 
 /* The runtime's reentrancy guard (in_runtime): while it is set, the
  * thread's events are ignored (calls and returns, accesses, sync operations,
@@ -603,7 +615,7 @@ static inline void dc_leave(dc_thread *t) {
 /* The calling thread's state if it has one of its own (not yet made, or
  * past its end: 0). */
 static inline dc_thread *dc_guard_owner(void) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   return t && t != &dc_dead_thread ? t : 0;
 }
 
@@ -643,7 +655,7 @@ extern _Atomic uint64_t dc_verified, dc_mismatches;
 dc_thread *dc_thread_init_current(void);
 static inline dc_thread *dc_cur(void) {
   dc_thread *t = dc_tls;
-  return dc_likely(t != 0) ? t : dc_thread_init_current();
+  return dc_likely(t != &dc_unborn_thread) ? t : dc_thread_init_current();
 }
 uint32_t dc_thread_new_serial(const dacce_ctx *creator);
 void dc_thread_set_pending_serial(uint32_t serial);

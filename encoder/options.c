@@ -86,7 +86,7 @@ void dc_options_program_defaults(void) {
   static int done;
   if (done || !__tsan_default_options) return;
   done = 1;
-  dc_thread *t = dc_tls; /* its instrumentation is not the program's doing */
+  dc_thread *t = dc_self(); /* its instrumentation is not the program's doing */
   if (t) dc_enter(t);
   const char *s = __tsan_default_options(), *env = getenv("DACCE_OPTIONS");
   if (t) dc_leave(t);

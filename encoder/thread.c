@@ -29,7 +29,8 @@ static _Atomic int exit_key_state; /* 0 none, 1 being made, 2 made */
 /* The frame stack is mapped with one frame more, below frames[0]: a
  * sentinel whose stack pointer is above every other, so that the call
  * hook's test for dead frames needs no test for an empty stack (it reads
- * frames[-1] then, and finds it alive).  Above the last frame is a page
+ * frames[-1] then, and finds it alive), nor the return hook's (E + 1 wraps
+ * to 0 there: the slow path).  Above the last frame is a page
  * that faults: the call hook's fast path does not check the stack's size
  * (the slow path makes room ahead, encoder.c, sample()), and a mistake in
  * that would write over whatever is mapped next. */
@@ -318,7 +319,7 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * fork is complete: its thread acquires all their clocks, and the other
  * threads are gone. */
 static void after_fork_child(void) {
-  dc_thread *self = dc_tls;
+  dc_thread *self = dc_self();
   if (!self || self == &dc_dead_thread) return;
   uint32_t n = atomic_load(&dc_threads.n);
   for (uint32_t i = 0; i < n; i++) {
@@ -366,7 +367,7 @@ typedef struct clone_arg {
 static int clone_start(void *p) {
   clone_arg a = *(clone_arg *)p;
   dc_atfork_release();
-  dc_tls = 0;
+  dc_tls = &dc_unborn_thread;
   pending_serial = a.serial + 1;
   dc_thread_init_current();
   after_fork_child();
@@ -411,7 +412,7 @@ static uintptr_t jmpbuf_sp(const void *env) {
 }
 
 static void before_longjmp(const void *env) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) return;
   dc_resync_to(t, jmpbuf_sp(env));
 }
@@ -434,7 +435,7 @@ DC_LONGJMP(__longjmp_chk)
 __attribute__((visibility("hidden"))) void *dc_cxa_begin_catch(void *exc, uintptr_t sp) {
   static void *(*real)(void *);
   if (!real) real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (t && !t->in_runtime) dc_resync_to(t, sp);
   return real(exc);
 }

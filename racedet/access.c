@@ -578,7 +578,7 @@ void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, u
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (dc_unlikely(!t) || dc_unlikely(ignored(t, is_write))) return;
   uint64_t flags = is_write ? SH_WRITE : 0;
   if (dc_likely((addr & 7) + size <= 8)) {
@@ -611,21 +611,21 @@ void rd_vptr_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uin
 }
 
 void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (t) t->rd.in_vptr = 1;
   rd_access(addr, size, is_write, pc);
   if (t) t->rd.in_vptr = 0;
 }
 
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
   if (is_write ? t->rd.ignore_writes : t->rd.ignore_reads) return;
   range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
 }
 
 void rd_object_access(uintptr_t obj, int kind, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   const int is_write = kind == RD_OBJ_WRITE;
   if (!t || ignored(t, is_write)) return;
   access_one(t, obj, 1,
@@ -649,7 +649,7 @@ static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t 
 }
 
 void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
   /* Large blocks come from mmap and their pages go back to the kernel: the
    * range may be mapped again for anything, so forget it instead of marking
@@ -684,7 +684,7 @@ static int is_release(int mo) {
 }
 
 rd_sync *rd_atomic_pre(uintptr_t addr, int kind) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) return 0;
   rd_thread *r = &t->rd;
   if (r->ignore_sync || r->disabled) return 0;
@@ -694,7 +694,7 @@ rd_sync *rd_atomic_pre(uintptr_t addr, int kind) {
 }
 
 void rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) {
     if (s) rd_sync_unlock(s);
     return;
@@ -733,7 +733,7 @@ void rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
 /* Fences (ThreadSanitizer ignores them).  An acquire fence makes earlier
  * relaxed loads acquire; a release fence makes later relaxed stores release. */
 void rd_fence(int mo) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) return;
   rd_thread *r = &t->rd;
   if (r->ignore_sync || r->disabled) return;

@@ -30,7 +30,7 @@
 static char socket_key; /* the address of this is every socket's key */
 
 static inline int syncing(void) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   return t && !t->in_runtime && !t->rd.ignore_sync && !t->rd.disabled;
 }
 

@@ -130,7 +130,7 @@ static inline uintptr_t caller_pc(dc_thread *t, uintptr_t pc) {
 }
 
 static void on_alloc(void *p, size_t size, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t) return;
   pc = caller_pc(t, pc);
   if (!p || t->in_runtime) return;
@@ -143,7 +143,7 @@ static void on_alloc(void *p, size_t size, uintptr_t pc) {
 }
 
 static void on_free(void *p, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t) return;
   pc = caller_pc(t, pc);
   if (!p || t->in_runtime) return;
@@ -239,7 +239,7 @@ static void cxx_delete(void *q) { free(q); }
   DC_EXPORT ret name params {                                                     \
     static ret(*real) params;                                                     \
     if (!real) real = (ret(*) params)cxx_next(#name);                             \
-    dc_thread *t = dc_tls;                                                        \
+    dc_thread *t = dc_self();                                                        \
     const uintptr_t outer = t ? t->rd.heap_pc : 0;                                \
     if (t && !outer) t->rd.heap_pc = PC();                                        \
     CXX_RESULT_##ret(real ? real args : fallback);                                \

@@ -11,7 +11,7 @@
 #include "intercept.h"
 
 static inline int watching(void) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   return t && !t->in_runtime && !t->rd.ignore_accesses;
 }
 

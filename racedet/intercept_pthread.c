@@ -351,7 +351,7 @@ DC_EXPORT int sem_destroy(sem_t *s) {
  * (floor.c). */
 static int join_blocking(pthread_t th, void **ret, uint32_t serial) {
   REAL(int, pthread_join, pthread_t, void **);
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   const int linked = t && !t->rd.disabled && serial != UINT32_MAX &&
                      !pthread_equal(th, pthread_self()) && !rd_thread_is_detached(serial) &&
                      rd_floor_joining(&t->rd.vc, serial);

@@ -35,18 +35,19 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
  * earlier epochs since the last release, then the full check:
  * rd_access_more) for an access in one granule, rd_access for
  * accesses that span granules (unaligned loads, 16-byte vectors) and
- * threads or memory the runtime does not know yet.  (With plane B inline
- * as well, gcc saved two registers on every access.) */
+ * memory the runtime does not know yet.  A thread without a state
+ * (dc_unborn_thread) takes the same paths, which ignore its accesses.
+ * (With plane B inline as well, gcc saved two registers on every access.) */
 typedef void rd_more_fn(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc);
 static inline __attribute__((always_inline)) void rd_access_fast_to(
     uintptr_t addr, unsigned size, int is_write, uintptr_t pc, rd_more_fn *more,
     void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_tls; /* (dc_unborn_thread too: its accesses are ignored) */
   /* in one granule ((addr & 7) + size <= 8) and below SH_ADDR_BITS, as one
    * compare: with any higher bit set, the masked address is larger than 8
    * (size is a constant: 16 never gets here) */
   const uint64_t off = addr & ((~0ull << SH_ADDR_BITS) | 7);
-  if (dc_likely(t != 0) && size <= 8 && dc_likely(off <= 8 - size)) {
+  if (size <= 8 && dc_likely(off <= 8 - size)) {
     sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     if (dc_likely(region != 0)) {

@@ -597,7 +597,7 @@ static void mutex_creations(report *r) {
 }
 
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) return;
   dc_options_program_defaults();
   if (!dc_opt.report_bugs) return;

@@ -64,7 +64,7 @@ static void creation_del(uintptr_t m) {
 
 /* The current context is where lock m was created (or first seen). */
 static void creation_here(uintptr_t m, uintptr_t pc) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t || t->in_runtime) return;
   uint32_t h = rd_ctx_handle(t); /* before the lock: interning takes others */
   dc_lock(&created_lock);
@@ -123,7 +123,7 @@ void rd_sync_forget(uintptr_t addr, uintptr_t size) {
 }
 
 static int active(rd_thread **r) {
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (!t) t = dc_cur();
   *r = &t->rd;
   return !(*r)->ignore_sync && !(*r)->disabled;
@@ -182,7 +182,7 @@ void rd_release_read(uintptr_t addr) { release(addr, 1); }
  * a new context handle. */
 static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n_before) {
   rd_lockset_step(r, addr, unlock, n_before);
-  dc_thread *t = dc_tls;
+  dc_thread *t = dc_self();
   if (t) t->ctx_handle = 0;
 }
 
