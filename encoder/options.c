@@ -3,6 +3,8 @@
  * commas or colons).  A bad option is a one-line error and exit status 70
  * (the runtime's fatal-error status; the launcher checks options first and
  * exits with 2). */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,6 +82,43 @@ static const char *flag_value(const char *s, const char *key, size_t *len) {
   return NULL;
 }
 
+/* DACCE_OPTIONS' value, or 0.  The runtime may start before libc has set
+ * up the environment (environ is 0 until libc's own initialiser runs, after
+ * a program's .preinit_array functions, which clang instruments: their
+ * call hook makes the first thread), and getenv then finds nothing: so the
+ * environment is read from /proc/self/environ, as the kernel laid it out
+ * (tests/racedet/unborn_access.c; without it the program ran with the
+ * default options, and the launcher got no report). */
+static const char *options_env(void) {
+  static const char key[] = "DACCE_OPTIONS=";
+  if (environ) return getenv("DACCE_OPTIONS");
+  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = dc_mmap(cap);
+  for (long r; (r = dc_read(fd, buf + n, cap - 1 - n)) > 0;) {
+    n += (size_t)r;
+    if (n == cap - 1) { /* a large environment: twice the room */
+      char *more = dc_mmap(2 * cap);
+      dc_memcpy(more, buf, n);
+      dc_munmap(buf, cap);
+      buf = more, cap *= 2;
+    }
+  }
+  close(fd);
+  buf[n] = 0; /* entries end with a 0 each; the last one too */
+  const char *found = 0;
+  for (char *e = buf; !found && e < buf + n; e += dc_strlen(e) + 1)
+    if (dc_key_is(e, sizeof key - 1, key)) {
+      const size_t len = dc_strlen(e + sizeof key - 1);
+      char *v = dc_perm_alloc(len + 1);
+      dc_memcpy(v, e + sizeof key - 1, len + 1);
+      found = v;
+    }
+  dc_munmap(buf, cap);
+  return found;
+}
+
 extern const char *__tsan_default_options(void) __attribute__((weak));
 
 void dc_options_program_defaults(void) {
@@ -88,7 +127,7 @@ void dc_options_program_defaults(void) {
   done = 1;
   dc_thread *t = dc_self(); /* its instrumentation is not the program's doing */
   if (t) dc_enter(t);
-  const char *s = __tsan_default_options(), *env = getenv("DACCE_OPTIONS");
+  const char *s = __tsan_default_options(), *env = options_env();
   if (t) dc_leave(t);
   static const char *const keys[] = {"report_bugs", "report_thread_leaks"};
   int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks};
@@ -113,7 +152,7 @@ void dc_options_init(void) {
   static int done;
   if (done) return;
   done = 1;
-  const char *env = getenv("DACCE_OPTIONS");
+  const char *env = options_env();
   if (!env) return;
   /* copy into permanent storage so string options can point into it */
   size_t n = dc_strlen(env);
