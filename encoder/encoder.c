@@ -62,15 +62,15 @@ void dc_init(void) {
 }
 
 /* ------------------------------------------------------------ state changes */
-static inline void restore_from(dc_thread *t, const dc_frame *f, uint32_t depth) {
+/* back to the state before frame f's call, f the new top */
+static inline void restore_from(dc_thread *t, dc_frame *f) {
   t->ctx_handle = 0;
   t->id = f->saved_id;
   t->node_cc = f->saved_node_cc;
-  t->depth = depth;
+  t->top = f;
 }
-/* back to the state before frames[depth]'s call */
 static inline void restore_to(dc_thread *t, uint32_t depth) {
-  restore_from(t, &t->frames[depth], depth);
+  restore_from(t, &t->frames[depth]);
 }
 
 static inline int on_own_stack(const dc_thread *t, uintptr_t sp) {
@@ -79,9 +79,9 @@ static inline int on_own_stack(const dc_thread *t, uintptr_t sp) {
 
 void dc_resync_to(dc_thread *t, uintptr_t sp) {
   if (!on_own_stack(t, sp)) return;
-  uint32_t d = t->depth;
+  uint32_t d = dc_depth(t);
   while (d > 0 && t->frames[d - 1].sp < sp) d--;
-  if (d < t->depth) restore_to(t, d);
+  if (d < dc_depth(t)) restore_to(t, d);
 }
 
 /* Is a frame entered at stack pointer e dead at an entry at sp?  (cyg: the
@@ -92,7 +92,7 @@ static inline int dead_at_entry(uintptr_t e, uintptr_t sp, int cyg) {
 
 DC_NOINLINE static void resync_entry(dc_thread *t, uintptr_t sp, int cyg) {
   if (!on_own_stack(t, sp)) return;
-  uint32_t d = t->depth;
+  uint32_t d = dc_depth(t);
   while (d > 0 && dead_at_entry(t->frames[d - 1].sp, sp, cyg)) d--;
   restore_to(t, d);
 }
@@ -122,7 +122,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
     if (t->ecache[i].cs) t->ecache[i].cs = 0;
   uint64_t id = 0;
   uint32_t cc = 0;
-  for (uint32_t i = 0; i < t->depth; i++) {
+  for (uint32_t i = 0, depth = dc_depth(t); i < depth; i++) {
     dc_frame *f = &t->frames[i];
     f->saved_id = id;
     f->saved_cc = cc; /* saved_node (the edge's caller) does not change */
@@ -167,7 +167,7 @@ DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
   t->calls += t->tick & (DC_TICK_PUSH - 1);
   t->cc_pushes += t->tick >> DC_TICK_PUSH_SHIFT;
   t->tick = 0;
-  if (t->cap - t->depth <= DC_TICK_DUE) dc_thread_grow(t);
+  if (t->cap - dc_depth(t) <= DC_TICK_DUE) dc_thread_grow(t);
   atomic_fetch_add_explicit(&dc_edge_at(e)->hits, 1, memory_order_relaxed);
   t->cc_depth_sum += cc_depth(t);
   t->cc_depth_samples++;
@@ -219,7 +219,7 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
                                       uintptr_t sp, int cyg) {
   if (dc_capture_mode != DC_CAPTURE_CCT) return;
   dc_enter(t);
-  if (t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)) resync_entry(t, sp, cyg);
+  if (dc_depth(t) && dead_at_entry(t->top[-1].sp, sp, cyg)) resync_entry(t, sp, cyg);
   dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->cc);
   if (!c) {
     set[1] = set[0];
@@ -229,8 +229,8 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
     c->callee_pc = callee;
     c->caller = t->cc;
   }
-  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
-  dc_frame *f = &t->frames[t->depth++];
+  if (dc_unlikely(dc_depth(t) >= t->cap)) dc_thread_grow(t);
+  dc_frame *f = t->top++;
   f->sp = sp;
   f->edge = c->edge; /* the tree node entered */
   f->saved_id = t->id;
@@ -268,12 +268,12 @@ static inline int stale_dict(dc_thread *t) {
  * (push: recursive, or past maxID's limit) starts a new id and pushes
  * lazily (DC_CC_LAZY). */
 static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, const dc_ecache *c,
-                                                             uint32_t depth, uint32_t tick,
+                                                             dc_frame *f, uint32_t tick,
                                                              uintptr_t sp, int push) {
-  /* reserve the slot first: a signal handler arriving now pushes above it */
-  t->depth = depth + 1;
+  /* reserve the slot (f, the top) first: a signal handler arriving now
+   * pushes above it */
+  t->top = f + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  dc_frame *f = &t->frames[depth];
   /* id and node_cc are each read and written whole: a load that spans two
    * stores still in flight would wait for them */
   uint64_t id = t->id, node_cc = t->node_cc;
@@ -285,7 +285,7 @@ static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, cons
     f->cc = 0;
     /* the frame is whole before t->cc names it (a signal handler may resolve it) */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->node_cc = DC_NODE_CC(c->callee, DC_CC_LAZY | depth);
+    t->node_cc = DC_NODE_CC(c->callee, DC_CC_LAZY | (uint32_t)(f - t->frames));
     t->id = c->add;
   } else {
     t->node_cc = node_cc ^ (c->caller ^ c->callee); /* node was c->caller */
@@ -305,15 +305,15 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
     return;
   }
   dc_enter(t);
-  if (dc_unlikely(t->depth && dead_at_entry(t->frames[t->depth - 1].sp, sp, cyg)))
+  if (dc_unlikely(dc_depth(t) && dead_at_entry(t->top[-1].sp, sp, cyg)))
     resync_entry(t, sp, cyg);
   if (dc_unlikely(stale_dict(t))) dc_migrate(t);
   dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->node);
   if (dc_unlikely(!c)) c = ecache_fill(t, set, cs, callee);
-  if (dc_unlikely(t->depth >= t->cap)) dc_thread_grow(t);
+  if (dc_unlikely(dc_depth(t) >= t->cap)) dc_thread_grow(t);
   const uint32_t e = c->edge;
   const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
-  enter_frame(t, c, t->depth, t->tick + DC_TICK_CALL + (push ? DC_TICK_PUSH : 0), sp, push);
+  enter_frame(t, c, t->top, t->tick + DC_TICK_CALL + (push ? DC_TICK_PUSH : 0), sp, push);
   if (dc_unlikely(e >= t->dict->n_edges)) new_edge_push();
   if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
@@ -322,12 +322,12 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
 
 DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_thread *t = dc_cur();
-  if (dc_unlikely(t->in_runtime) || dc_unlikely(t->depth == 0)) return;
+  if (dc_unlikely(t->in_runtime) || dc_unlikely(dc_depth(t) == 0)) return;
   dc_enter(t);
-  uint32_t d = t->depth - 1;
+  uint32_t d = dc_depth(t) - 1;
   if (dc_unlikely(t->frames[d].sp < sp) && on_own_stack(t, sp)) {
     /* frames below sp are gone; was the exiting one among them? */
-    uint32_t lo = t->depth;
+    uint32_t lo = dc_depth(t);
     while (lo > 0 && t->frames[lo - 1].sp < sp) lo--;
     if (frame_cs(&t->frames[lo]) == ra)
       d = lo; /* tail-jump into the hook: the exiting frame is frames[lo] */
@@ -351,19 +351,18 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
 static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
                                                             uintptr_t sp, int cyg) {
   dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
-  uint32_t depth = t->depth;
-  /* (at depth 0, frames[-1] is the sentinel: thread.c, frames_map) */
-  if (dc_unlikely(dc_thread_slow_word(t)) ||
-      dc_unlikely(dead_at_entry((t->frames + depth)[-1].sp, sp, cyg)))
+  dc_frame *const top = t->top;
+  /* (at depth 0, top[-1] is the sentinel: thread.c, frames_map) */
+  if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(dead_at_entry(top[-1].sp, sp, cyg)))
     goto slow;
   const dc_ecache *c = dc_ecache_hit(dc_ecache_set(t, cs, callee), cs, callee, t->node);
   if (dc_unlikely(!c)) goto slow;
   uint32_t tick = t->tick + c->tick;
   if (dc_unlikely(tick & DC_TICK_DUE)) goto slow;
   if (c->tick & DC_TICK_PUSH)
-    enter_frame(t, c, depth, tick, sp, 1);
+    enter_frame(t, c, top, tick, sp, 1);
   else
-    enter_frame(t, c, depth, tick, sp, 0);
+    enter_frame(t, c, top, tick, sp, 0);
   return;
 slow:
   func_entry_slow(cs, callee, sp, cyg);
@@ -381,13 +380,12 @@ __attribute__((visibility("hidden"))) void dc_cyg_func_entry(uintptr_t cs, uintp
 
 __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
   dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
-  const uint32_t depth = t->depth;
-  const dc_frame *f = t->frames + depth - 1;
+  dc_frame *const f = t->top - 1;
   /* the top frame is dead (its E below sp) when E + 1 <= sp; at depth 0
    * f is the sentinel, whose E + 1 wraps to 0: an empty stack goes to the
    * slow path without a test of its own */
   if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(f->sp + 1 <= sp)) goto slow;
-  restore_from(t, f, depth - 1);
+  restore_from(t, f);
   return;
 slow:
   func_exit_slow(ra, sp);

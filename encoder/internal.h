@@ -462,7 +462,7 @@ typedef struct dc_thread {
   };
   const dc_dict *dict;
   dc_frame *frames;
-  uint32_t depth, cap;
+  dc_frame *top; /* frames + depth: the next call's frame (dc_depth) */
   uint32_t ctx_handle; /* interned current context for the detector, 0 = stale */
   uint32_t serial;
   /* Read together by the fast paths as one 64-bit word: nonzero means "take
@@ -473,6 +473,7 @@ typedef struct dc_thread {
   uint32_t tick;        /* calls and pushes since the last sample (DC_TICK_*) */
   uint32_t locks_held;  /* runtime locks held (dc_lock) */
   uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
+  uint32_t cap;                 /* frames the frame stack has room for */
   uintptr_t stack_lo, stack_hi; /* the thread's own stack (resync only there) */
   uintptr_t tls_lo, tls_hi;     /* its static TLS block (reports' locations), or 0 */
   dc_ecache ecache[1u << DC_ECACHE_BITS];
@@ -487,6 +488,11 @@ typedef struct dc_thread {
 } dc_thread;
 /* node_cc: node in the low half, cc in the high half */
 #define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))
+/* The frames in use.  The thread keeps a pointer to the top, not the
+ * count: the call and return hooks then find the top frame with one load
+ * (the count cost them a load, a copy and a shift each, and one more
+ * instruction to store). */
+static inline uint32_t dc_depth(const dc_thread *t) { return (uint32_t)(t->top - t->frames); }
 _Static_assert(offsetof(dc_thread, tick) + sizeof(uint32_t) <= 64 &&
                    offsetof(dc_thread, ctx_handle) < 64,
                "dc_thread_hot_line: the fast paths' fields share the first cache line");

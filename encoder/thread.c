@@ -124,7 +124,7 @@ static dc_thread *state_alloc(void) {
   if (!t) {
     t = dc_mmap(sizeof(dc_thread));
     t->cap = FRAME_RESERVE - 1;
-    t->frames = frames_map(FRAME_RESERVE);
+    t->frames = t->top = frames_map(FRAME_RESERVE);
     return t;
   }
   /* zero it by giving its pages back: its caches are large and mostly cold.
@@ -134,7 +134,7 @@ static dc_thread *state_alloc(void) {
   dc_frame *frames = t->frames;
   uint32_t cap = t->cap;
   if (madvise(t, sizeof *t, MADV_DONTNEED)) dc_memset(t, 0, sizeof *t);
-  t->frames = frames;
+  t->frames = t->top = frames;
   t->cap = cap;
   return t;
 }
@@ -223,7 +223,9 @@ void dc_thread_grow(dc_thread *t) {
       (p = mremap(base, old + FRAME_GUARD, 2 * old + FRAME_GUARD, MREMAP_MAYMOVE)) == MAP_FAILED ||
       mprotect(p + 2 * old, FRAME_GUARD, PROT_NONE))
     dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
+  const uint32_t depth = dc_depth(t);
   t->frames = (dc_frame *)p + 1;
+  t->top = t->frames + depth;
   t->cap = (uint32_t)(2 * old / sizeof(dc_frame) - 1);
 }
 

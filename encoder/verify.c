@@ -24,7 +24,7 @@ static void print_frames(const char *title, const dacce_frame *f, int n) {
 }
 
 void dc_verify(dc_thread *t) {
-  uint32_t depth = t->depth;
+  uint32_t depth = dc_depth(t);
   size_t bytes = ((size_t)depth + 1) * 2 * sizeof(dacce_frame);
   /* one buffer per thread, grown as needed: verification runs at every event */
   static DC_TLS dacce_frame *tbuf;
