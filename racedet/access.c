@@ -433,19 +433,6 @@ DC_NOINLINE void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, 
   check_granule(t, g, addr, cur, pc, b_used);
 }
 
-/* What the inline check left (rd_access_more): -1 when a cell covers cur
- * after all, else plane B's bit.  The inline check looked for a plane-A
- * cell of the current epoch; where the thread's epoch moved since its last
- * release (a new table of sites), cells of the earlier ones still cover
- * (sh_covers), and a program with many contexts renews often enough that
- * losing them cost mergesort 20% more instructions (a full check for each
- * location again). */
-DC_INLINE int recorded_more(const rd_thread *r, sh_granule *g, uint64_t cur) {
-  if (dc_unlikely(r->self - r->floorw >= 1ull << SH_EPOCH_SHIFT)) /* epoch > floor */
-    return sh_recorded_b(g, cur, r->floorw);
-  return sh_recorded_now_in_b(g, cur);
-}
-
 /* The end of a refresh's check when it did not end as expected: the cell
  * it stored into held old instead of our own cell (another thread's access
  * since, which did not see ours), or its second look found another cell
@@ -552,10 +539,9 @@ RD_REFRESH(4, 2)
 RD_REFRESH(4, 3)
 
 /* The inline check missed in plane A, and plane B does not cover the access
- * either (recorded_more): the refresh of an own cell, or the full check. */
-void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
-  const int b = recorded_more(&t->rd, g, cur);
-  if (b < 0) return;
+ * either (b: plane B's bit): the refresh of an own cell, or the full check. */
+DC_INLINE void refresh_or_check(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                uintptr_t pc, int b) {
   uint64_t p = sh_load(&g->c[0]);
   if (is_own(p, cur)) {
     (b ? refresh_4_0 : refresh_2_0)(t, g, addr, cur, pc, p);
@@ -575,6 +561,30 @@ void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, u
     return;
   }
   rd_access_granule(t, g, addr, cur, b, pc);
+}
+
+/* What the inline check left (rd_access_more): the inline check looked for
+ * a plane-A cell of the current epoch; where the thread's epoch moved since
+ * its last release (a new table of sites), cells of the earlier ones still
+ * cover (sh_covers), and a program with many contexts renews often enough
+ * that losing them cost mergesort 20% more instructions (a full check for
+ * each location again).  That case is a function of its own
+ * (more_renewed): inline, its registers made the common one save and
+ * restore one on every call. */
+static DC_NOINLINE void more_renewed(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                     uintptr_t pc) {
+  const int b = sh_recorded_b(g, cur, t->rd.floorw);
+  if (b >= 0) refresh_or_check(t, g, addr, cur, pc, b);
+}
+
+void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
+  const rd_thread *r = &t->rd;
+  if (dc_unlikely(r->self - r->floorw >= 1ull << SH_EPOCH_SHIFT)) { /* epoch > floor */
+    more_renewed(t, g, addr, cur, pc);
+    return;
+  }
+  const int b = sh_recorded_now_in_b(g, cur);
+  if (b >= 0) refresh_or_check(t, g, addr, cur, pc, b);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
