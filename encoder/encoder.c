@@ -62,11 +62,17 @@ void dc_init(void) {
 }
 
 /* ------------------------------------------------------------ state changes */
-/* back to the state before frame f's call, f the new top */
+/* back to the state before frame f's call, f the new top.  The frame is
+ * given up last: a signal handler that arrives meanwhile pushes above it.
+ * Without the fence the compiler stored the top first, and a handler that
+ * came before the state was back pushed its frame over f while the
+ * thread's ccStack still named f (DC_CC_LAZY | f): the handler's own push
+ * then named itself, and resolving it followed the cycle into a crash
+ * (tests/racedet/signal_reentry.c, about one run in thirty). */
 static inline void restore_from(dc_thread *t, dc_frame *f) {
   t->ctx_handle = 0;
-  t->id = f->saved_id;
-  t->node_cc = f->saved_node_cc;
+  *dc_state_of(&t->id) = *dc_state_of(&f->saved_id);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   t->top = f;
 }
 static inline void restore_to(dc_thread *t, uint32_t depth) {
@@ -274,22 +280,20 @@ static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, cons
    * pushes above it */
   t->top = f + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  /* id and node_cc are each read and written whole: a load that spans two
-   * stores still in flight would wait for them */
-  uint64_t id = t->id, node_cc = t->node_cc;
-  f->saved_id = id;
-  f->saved_node_cc = node_cc;
+  /* id and node_cc are read and written whole (dc_state): a load that
+   * spans stores still in flight would wait for them */
+  const dc_state s = *dc_state_of(&t->id);
+  *dc_state_of(&f->saved_id) = s;
   f->sp = sp;
   f->edge = c->edge;
   if (push) {
     f->cc = 0;
     /* the frame is whole before t->cc names it (a signal handler may resolve it) */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->node_cc = DC_NODE_CC(c->callee, DC_CC_LAZY | (uint32_t)(f - t->frames));
-    t->id = c->add;
-  } else {
-    t->node_cc = node_cc ^ (c->caller ^ c->callee); /* node was c->caller */
-    t->id = id + c->add;
+    *dc_state_of(&t->id) =
+        (dc_state){c->add, DC_NODE_CC(c->callee, DC_CC_LAZY | (uint32_t)(f - t->frames))};
+  } else { /* node was c->caller */
+    *dc_state_of(&t->id) = (s + (dc_state){c->add, 0}) ^ (dc_state){0, c->caller ^ c->callee};
   }
   t->tick = tick;
   t->ctx_handle = 0;

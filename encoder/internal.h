@@ -488,6 +488,16 @@ typedef struct dc_thread {
 } dc_thread;
 /* node_cc: node in the low half, cc in the high half */
 #define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))
+/* A thread's id and node_cc (and a frame's saved pair) as one 16-byte
+ * value, which the call and return hooks read and write with one
+ * instruction each: a signal handler that interrupts them sees the state
+ * before or after, never an id of one and a node of the other (whose
+ * context decodes to a wrong path, or none). */
+typedef uint64_t dc_state __attribute__((vector_size(16), aligned(8), may_alias));
+static inline dc_state *dc_state_of(uint64_t *id) { return (dc_state *)id; }
+_Static_assert(offsetof(dc_thread, node_cc) == offsetof(dc_thread, id) + 8 &&
+                   offsetof(dc_frame, saved_node_cc) == offsetof(dc_frame, saved_id) + 8,
+               "dc_state: id and node_cc are adjacent");
 /* The frames in use.  The thread keeps a pointer to the top, not the
  * count: the call and return hooks then find the top frame with one load
  * (the count cost them a load, a copy and a shift each, and one more
