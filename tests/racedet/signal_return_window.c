@@ -1,0 +1,70 @@
+/* signal_return_window.c: signals that land inside the call and return
+ * hooks.  The main thread recurses (every call of `down` into itself is a
+ * ccStack push, made lazily) while a second thread sends it SIGUSR1 as
+ * fast as it can; the handler allocates, and each allocation takes the
+ * thread's context (a capture, which makes the lazy pushes).  A return
+ * hook that gave up its frame before it had put back the state let a
+ * handler push its own frame over one the ccStack still named: the push
+ * then named itself, and the capture followed the cycle into a crash
+ * (encoder.c, restore_from).  The program must finish, with no report.
+ *
+ * EXPECT: clean
+ * EXPECT-STDOUT: done
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static pthread_t target;
+static _Atomic int stop;
+static volatile long sink;
+static _Atomic long delivered;
+
+__attribute__((noinline)) long down(int n) { return n ? down(n - 1) + n : 1; }
+
+static void on_signal(int sig) {
+  (void)sig;
+  char *p = malloc(16 + (size_t)(delivered & 63));
+  if (p) {
+    p[0] = 1;
+    sink += p[0] + down(3);
+    free(p);
+  }
+  delivered++;
+}
+
+static void *sender(void *arg) {
+  (void)arg;
+  while (!stop) {
+    pthread_kill(target, SIGUSR1);
+    for (volatile int i = 0; i < 300; i++) {
+    }
+  }
+  return 0;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, 0);
+  target = pthread_self();
+  pthread_t s;
+  pthread_create(&s, 0, sender, 0);
+  long sum = 0;
+  const double end = now() + 3.0;
+  while (now() < end)
+    for (int i = 0; i < 1000; i++) sum += down(i % 24);
+  stop = 1;
+  pthread_join(s, 0);
+  printf("done (%ld signals)\n", (long)delivered);
+  return sum ? 0 : 1;
+}
