@@ -213,6 +213,14 @@ DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
 DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, uint64_t *c, int own, const int n) {
   rd_thread *r = &t->rd;
+  /* recorded by several cells together (sh_covered_bytes): a range's read
+   * of a granule this thread wrote half from one function and half from
+   * another (mergesort's memcpy over the boundary of two merges) stored a
+   * third cell, in plane B, whose pages held 127 of mergesort's 712 MB */
+  unsigned got = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < n; i++) got |= sh_covered_bytes(c[i], cur, r->floorw);
+  if (!((unsigned)cur & 0xffu & ~got)) return -1;
 #pragma GCC unroll 4
   for (int i = 0; i < n; i++)
     if (dc_unlikely(conflicts(r, c[i], cur))) race_with(t, addr, cur, pc, c[i]);

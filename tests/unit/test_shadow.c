@@ -344,6 +344,37 @@ int main(void) {
           "an unknown pc resolves to 0 with its context");
   }
 
+  /* cells that cover an access together (sh_covered_bytes): this thread's
+   * writes of two halves that did not merge (here: epochs apart, a new
+   * table of sites in between, as at two functions' boundary in mergesort)
+   * record a read of all eight bytes; without the union it took a third
+   * cell, in plane B */
+  {
+    unsigned char *q = mem + 232;
+    sh_granule *gq = sh_granule_of((uintptr_t)q);
+    sh_reset((uintptr_t)q, 8);
+    rd_access((uintptr_t)q, 4, 1, pc + 0x50);
+    rd_sites_renew(&t->rd);
+    rd_access((uintptr_t)q + 4, 4, 1, pc + 0x58);
+    unsigned qb = 0;
+    uint64_t qw = 0;
+    CHECK(cells(q, &qb, &qw) == 2 && !sh_b_used(gq), "two halves, epochs apart: two cells");
+    rd_access((uintptr_t)q, 8, 0, pc + 0x60);
+    CHECK(cells(q, &qb, &qw) == 2 && !sh_b_used(gq),
+          "a read the two writes cover stores nothing: %d cells, plane B %d", cells(q, &qb, &qw),
+          sh_b_used(gq));
+    rd_range((uintptr_t)q, 8, 0, pc + 0x68);
+    CHECK(cells(q, &qb, &qw) == 2 && !sh_b_used(gq), "nor does a range's read");
+    rd_access((uintptr_t)q, 8, 1, pc + 0x70);
+    CHECK(cells(q, &qb, &qw) == 2 && !sh_b_used(gq), "nor a write (two writes cover it)");
+    /* a release: the cells are of an epoch before it, and cover nothing */
+    rd_tick(&t->rd);
+    rd_access((uintptr_t)q, 8, 0, pc + 0x78);
+    CHECK(cells(q, &qb, &qw) == 3 && sh_b_used(gq),
+          "after a release the read is stored (the writes stay: they race with reads): %d cells",
+          cells(q, &qb, &qw));
+  }
+
   /* the floor (racedet/floor.c): another thread's cells that every thread
    * has seen are free space; cells above the floor, or freed marks, are not */
   {
