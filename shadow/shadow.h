@@ -147,8 +147,11 @@ static inline uint64_t sh_covers_keep(uint64_t cur) {
  * a new table of sites, rd_thread.c.)  The sites do not matter (cur has
  * none), nor does an empty cell's thread field match only thread 0's
  * (floorw is never 0). */
+static inline int sh_covers_kind(uint64_t c, uint64_t cur, uint64_t floorw) {
+  return !((c ^ cur) & sh_covers_keep(cur)) && c >= floorw; /* all but the bytes */
+}
 static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
-  return !((c ^ cur) & sh_covers_keep(cur)) && c >= floorw && !(cur & ~c & 0xffu);
+  return sh_covers_kind(c, cur, floorw) && !(cur & ~c & 0xffu);
 }
 /* The bytes of cur that cell c covers as sh_covers would if they were all
  * of cur's.  Cells that together cover every byte of cur record it as one
@@ -156,7 +159,7 @@ static inline int sh_covers(uint64_t c, uint64_t cur, uint64_t floorw) {
  * cell with that byte is this thread's since its last release, of cur's
  * atomicity, and cur's kind or a write. */
 static inline unsigned sh_covered_bytes(uint64_t c, uint64_t cur, uint64_t floorw) {
-  return !((c ^ cur) & sh_covers_keep(cur)) && c >= floorw ? (unsigned)(c & 0xffu) : 0;
+  return sh_covers_kind(c, cur, floorw) ? (unsigned)(c & 0xffu) : 0;
 }
 /* sh_covers for an access to the whole granule (bytes 0xff), which a cell
  * covers only with all eight: keep (sh_whole_keep of the access) is
