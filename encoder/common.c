@@ -124,8 +124,8 @@ void dc_index_init(dc_index *x, uint32_t log2cap) {
 
 /* Caller holds the owner's lock.  The slot keeps the hash's high 32 bits,
  * which are also the probe start, so growth can rehash from the slots alone.
- * The old table stays mapped for readers still inside it; a reader that
- * misses there re-checks under the owner's lock. */
+ * The old table stays mapped (but empty) for readers still inside it; a
+ * reader that misses there re-checks under the owner's lock. */
 void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
   dc_itab *t = atomic_load_explicit(&x->tab, memory_order_relaxed);
   if ((uint64_t)(x->used + 1) * 2 > (uint64_t)t->mask + 1) {
@@ -135,6 +135,12 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
     for (uint64_t i = 0; i <= t->mask; i++)
       if (t->slots[i]) itab_put(n, t->slots[i], (uint32_t)t->slots[i]);
     atomic_store_explicit(&x->tab, n, memory_order_release);
+    /* The old table's pages go back to the kernel; its mapping stays.  A
+     * reader still inside it reads zeros, the end of every probe: a miss,
+     * which it re-checks under the owner's lock in the new table.  Kept,
+     * the tables a big index outgrew were as big as the one it uses (48 MB
+     * of mergesort's peak). */
+    madvise(t, sizeof(dc_itab) + ((size_t)t->mask + 1) * sizeof(uint64_t), MADV_DONTNEED);
     t = n;
   }
   itab_put(t, h, idx);

@@ -163,15 +163,24 @@ DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
   return e->k;
 }
 
-/* The pc of index k of a function, or 0. */
+/* The pc of index k of a function, or 0.  A miss is checked again under the
+ * lock: the reader may have been in a table that growth has emptied. */
 static uintptr_t pc_of(uint32_t node, uint32_t k) {
   const uint64_t h = k_hash(node, k);
-  const dc_itab *t = dc_index_tab(&pc_by_k);
-  uint32_t pos = (uint32_t)(h >> 32), i;
-  while ((i = dc_index_next(t, h, &pos))) {
-    const pc_rec *p = dc_vec_at(&by_k, i);
-    if (p->k == k && p->node == node) return p->pc;
+  for (int locked = 0;; locked = 1) {
+    const dc_itab *t = dc_index_tab(&pc_by_k);
+    uint32_t pos = (uint32_t)(h >> 32), i;
+    while ((i = dc_index_next(t, h, &pos))) {
+      const pc_rec *p = dc_vec_at(&by_k, i);
+      if (p->k == k && p->node == node) {
+        if (locked) dc_unlock(&pc_lock);
+        return p->pc;
+      }
+    }
+    if (locked) break;
+    dc_lock(&pc_lock);
   }
+  dc_unlock(&pc_lock);
   return 0;
 }
 
