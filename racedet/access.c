@@ -29,7 +29,8 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
   uint32_t prev_ctx = 0;
   uintptr_t prev_pc = 0;
   int prev_merged = 0;
-  rd_cell_site(prev, &prev_ctx, &prev_pc, &prev_merged);
+  unsigned prev_bytes = (unsigned)(prev & cur & 0xffu); /* of a split cell, its part here */
+  rd_cell_site(prev, &prev_bytes, &prev_ctx, &prev_pc, &prev_merged);
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
@@ -39,7 +40,7 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                       .is_write = !!(prev & SH_WRITE),
                       .is_atomic = !!(prev & SH_ATOMIC),
                       .freed = !!(prev & SH_FREED),
-                      .size = sh_size(prev), .addr = base + sh_off(prev),
+                      .size = sh_size(prev_bytes), .addr = base + sh_off(prev_bytes),
                       .pc = prev_pc, .ctx = prev_ctx, .pc_merged = prev_merged};
   rd_report_race(&c, &p);
 }
@@ -183,20 +184,41 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
 }
 
 /* Merge the current access into this thread's cell p (same epoch and kind,
- * adjacent bytes: sh_same_kind, sh_contiguous) if it has the same context:
- * returns the merged cell, or 0.  No race is lost: a later access that
- * races with either races with the union.  The cell keeps its first pc;
- * when another instruction's access joins it, its site is the first one's
- * marked merged, and a report says that this pc is the first of several.
- * The same context handle means the same function, except under
- * capture=stackwalk (a frame-pointer walk from a leaf that keeps no frame
- * is its caller's): there only the same pc merges.  p is of this thread's
- * epoch, so its site is of the current incarnation. */
+ * adjacent bytes: sh_same_kind, sh_contiguous): returns the merged cell, or
+ * 0 when the access covers p (it takes p's cell whole: subsumed).  No race
+ * is lost: a later access that races with either races with the union.
+ * - The same context: the cell keeps its first pc; when another
+ *   instruction's access joins it, its site is the first one's marked
+ *   merged, and a report says that this pc is the first of several.  The
+ *   same context handle means the same function, except under
+ *   capture=stackwalk (a frame-pointer walk from a leaf that keeps no frame
+ *   is its caller's): there only the same pc merges.
+ * - Another context: a split site (rd_site_split) keeps both, each for its
+ *   side of a byte boundary, so a report still names the access to the
+ *   bytes it raced on.  Two cells, before: a granule whose halves two
+ *   functions wrote (the ends of two of mergesort's blocks) then had no
+ *   cell left for a third thread's read, which went to plane B; such
+ *   granules, scattered, committed all of plane B (119 of mergesort's 643
+ *   MB at its peak).
+ * p is of this thread's epoch, so its site is of the current incarnation. */
 static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
   const uint32_t had = SH_SITE(p);
   if (had == site) return p | (cur & 0xff);
-  if (dc_capture_mode == DC_CAPTURE_STACKWALK || !rd_site_same_ctx(r, had, site)) return 0;
-  return sh_with_site(p | (cur & 0xff), rd_site_merged(r, had));
+  if (dc_capture_mode != DC_CAPTURE_STACKWALK && rd_site_same_ctx(r, had, site))
+    return sh_with_site(p | (cur & 0xff), rd_site_merged(r, had));
+  if (sh_within(p, cur)) return 0;
+  return sh_with_site(p | (cur & 0xff), rd_site_split(r, p, cur, site));
+}
+
+/* The access just merged into cell i made it adjacent to this thread's cell
+ * k of the same epoch and kind (the middle field of three, written last):
+ * cell k joins it as the access did, and leaves its cell empty. */
+DC_COLD static void join(dc_thread *t, sh_granule *g, uint64_t *c, int i, int k, uintptr_t addr,
+                         uint64_t cur, uintptr_t pc) {
+  const uint64_t m = merged(&t->rd, c[i], c[k], SH_SITE(c[k]));
+  if (!m) return;
+  publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
+  clear_if(sh_cell_at(g, k), &c[k], 0);
 }
 
 /* A new incarnation of the thread (rd_sites_renew), and the access cur
@@ -243,7 +265,12 @@ DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64
       if (!m) continue;
       publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
       for (int k = 0; k < n; k++)
-        if (k != i && c[k] && subsumed(r, c[k], c[i])) clear_if(sh_cell_at(g, k), &c[k], 0);
+        if (k != i && c[k]) {
+          if (subsumed(r, c[k], c[i]))
+            clear_if(sh_cell_at(g, k), &c[k], 0);
+          else if (dc_unlikely(sh_same_kind(c[k], c[i]) && sh_contiguous(c[k] | c[i])))
+            join(t, g, c, i, k, addr, cur, pc);
+        }
       return i;
     }
   /* prefer a subsumed cell; among empty ones (or dead: no thread can race

@@ -230,15 +230,27 @@ static inline int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
   const uint32_t *m = r->merged_of[cb & 63];
   return ca == cb || (m[0] == cb && m[1] == ca) || rd_site_same_ctx_slow(r, ca, cb);
 }
+/* The site of a cell that joins cell p (site had) and the access cur (site
+ * site) of this thread, epoch and kind, from another context, on bytes
+ * next to or over p's, neither holding all the other's: a split site, which
+ * names had for the bytes on p's side of a boundary and site for cur's
+ * (access.c, merged). */
+uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site);
 void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
 /* A cell's context handle and pc (0 when unknown: returns 0), and whether
- * the cell merged accesses by several pcs, the first of which is pc. */
-int rd_cell_site(uint64_t cell, uint32_t *ctx, uintptr_t *pc, int *merged);
+ * the cell merged accesses by several pcs, the first of which is pc.  Of a
+ * split cell (rd_site_split), the access to the first of the bytes *bytes
+ * (the cell's first byte when bytes is 0 or names none of the cell's);
+ * *bytes becomes the cell's bytes that this access had. */
+int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, int *merged);
 /* site.c's side of incarnations (rd_thread.c) */
 rd_sites *rd_sites_new(void);
 void rd_sites_begin(rd_thread *r, rd_sites *s);
 void rd_sites_end(rd_thread *r);
-int rd_site_decode(const rd_sites *s, uint32_t site, uint32_t *ctx, uintptr_t *pc, int *merged);
+/* byte: the byte of the granule whose access a split site is asked for;
+ * *bytes (a cell's) loses those that the access did not have. */
+int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *bytes,
+                   uint32_t *ctx, uintptr_t *pc, int *merged);
 void rd_sites_init(void);
 void rd_sites_thread_init(rd_thread *r); /* a thread's state is new */
 /* Context handles: the interned snapshots the shadow refers to. */

@@ -374,9 +374,14 @@ uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
   return s ? s->serial : UINT32_MAX;
 }
 
-int rd_cell_site(uint64_t cell, uint32_t *ctx, uintptr_t *pc, int *merged) {
+int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, int *merged) {
   const slot_rec *s = rec_at(SH_TID(cell), SH_EPOCH(cell));
-  return s && rd_site_decode(s->sites, SH_SITE(cell), ctx, pc, merged);
+  unsigned have = SH_MASK(cell), want = bytes ? *bytes & have : 0;
+  if (!want) want = have;
+  const int ok = s && rd_site_decode(s->sites, SH_SITE(cell), (unsigned)__builtin_ctz(want | 0x100u),
+                                     &have, ctx, pc, merged);
+  if (bytes) *bytes = have;
+  return ok;
 }
 
 /* The first epoch on a slot: nothing before it is this thread's there. */

@@ -42,13 +42,24 @@ struct rd_sites {
   _Atomic(uint64_t *) chunk[SITE_CHUNKS];
   _Atomic uint32_t n; /* entries 1 .. n-1 are in use; 0 is none */
 };
-/* An entry: the context handle, the page of k, merged. */
+/* An entry: the context handle, the page of k, merged.  Or a split site
+ * (ENT_SPLIT): two sites of the same table, one for the bytes below a
+ * boundary and one for the rest (rd_site_split). */
 #define ENT_MERGED (1ull << 63)
+#define ENT_SPLIT (1ull << 62)
 static inline uint64_t ent_make(uint32_t ctx, uint32_t page, int merged) {
   return (uint64_t)ctx | (uint64_t)page << 32 | (merged ? ENT_MERGED : 0);
 }
 static inline uint32_t ent_ctx(uint64_t e) { return (uint32_t)e; }
-static inline uint32_t ent_page(uint64_t e) { return (uint32_t)(e >> 32) & 0x7fffffffu; }
+static inline uint32_t ent_page(uint64_t e) { return (uint32_t)(e >> 32) & 0x3fffffffu; }
+static inline uint64_t ent_split(uint32_t lo, uint32_t hi, unsigned boundary) {
+  return ENT_SPLIT | lo | (uint64_t)hi << SH_SITE_BITS | (uint64_t)boundary << (2 * SH_SITE_BITS);
+}
+static inline unsigned split_boundary(uint64_t e) { return (unsigned)(e >> (2 * SH_SITE_BITS)) & 7; }
+/* the site a split entry names for byte b of the granule */
+static inline uint32_t split_side(uint64_t e, unsigned b) {
+  return (uint32_t)(e >> (b < split_boundary(e) ? 0 : SH_SITE_BITS)) & SH_MAX_SITE;
+}
 
 static inline uint32_t chunk_of(uint32_t i, uint32_t *off) {
   uint32_t k = 31u - (uint32_t)__builtin_clz(i / 64 + 1);
@@ -264,9 +275,40 @@ uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site) {
   return m[1] << SITE_K_BITS | (site & (SITE_K - 1));
 }
 
-/* Entries ca and cb differ (rd_site_same_ctx): do they name one context? */
+/* Entries ca and cb differ (rd_site_same_ctx): do they name one context?
+ * A split site names two. */
 int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb) {
-  return ent_ctx(ent_get(r->sites, ca)) == ent_ctx(ent_get(r->sites, cb));
+  const uint64_t a = ent_get(r->sites, ca), b = ent_get(r->sites, cb);
+  return ent_ctx(a) == ent_ctx(b) && !((a | b) & ENT_SPLIT);
+}
+
+uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
+  const uint32_t had = SH_SITE(p);
+  const unsigned op = sh_off(p), oc = sh_off(cur);
+  /* The bytes below the boundary are only the lower access's: neither
+   * holds all of the other's bytes, so the upper one reaches past the
+   * lower's end, and from its first byte on every byte is the upper's
+   * (the two may share some: either access is then a true witness, the
+   * same thread, epoch and kind). */
+  const uint32_t lo = op < oc ? had : site, hi = op < oc ? site : had;
+  const unsigned boundary = op < oc ? oc : op;
+  const uint64_t want = ent_split(lo, hi, boundary);
+  /* The same pair recurs (fields written by the same functions in every
+   * epoch: SQLite makes 400,000 splits of a few hundred pairs), and
+   * finding its entry took 150 instructions: a small cache first. */
+  uint64_t *slot = r->split_of[(want * 0x9E3779B97F4A7C15ull) >> 58];
+  if (slot[0] == want) return (uint32_t)slot[1];
+  uint32_t got;
+  const uint64_t e = ent_get(r->sites, had >> SITE_K_BITS);
+  /* p already split, with cur's site on cur's side (a field written byte by
+   * byte after another function's): the same entry */
+  if ((e & ENT_SPLIT) && split_side(e, oc) == site && split_side(e, oc + sh_size(cur) - 1) == site)
+    got = had;
+  else
+    got = cidx_of(r, want) << SITE_K_BITS;
+  slot[0] = want;
+  slot[1] = got;
+  return got;
 }
 
 /* A thread's cache of pcs starts with no entry matching (pc 0 is a pc: an
@@ -289,13 +331,22 @@ void rd_sites_begin(rd_thread *r, rd_sites *s) {
   r->sites_full = 0;
   dc_memset(r->merged_of, 0, sizeof r->merged_of);
   dc_memset(r->pages, 0, sizeof r->pages);
+  dc_memset(r->split_of, 0, sizeof r->split_of);
 }
 
 /* ------------------------------------------------------------ reports */
-int rd_site_decode(const rd_sites *s, uint32_t site, uint32_t *ctx, uintptr_t *pc,
-                   int *merged) {
-  const uint64_t e = ent_get(s, site >> SITE_K_BITS);
-  const rd_ctxrec *c = e ? rd_ctx_get(ent_ctx(e)) : 0;
+int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *bytes,
+                   uint32_t *ctx, uintptr_t *pc, int *merged) {
+  uint64_t e = ent_get(s, site >> SITE_K_BITS);
+  /* a split site's side for byte, and that side's bytes (a split refers
+   * only to entries made before it, so this ends) */
+  for (int depth = 0; (e & ENT_SPLIT) && depth < 8; depth++) {
+    const unsigned below = (1u << split_boundary(e)) - 1;
+    *bytes &= byte < split_boundary(e) ? below : ~below;
+    site = split_side(e, byte);
+    e = ent_get(s, site >> SITE_K_BITS);
+  }
+  const rd_ctxrec *c = e && !(e & ENT_SPLIT) ? rd_ctx_get(ent_ctx(e)) : 0;
   if (!c) return 0;
   *ctx = ent_ctx(e);
   *pc = pc_of(c->node, ent_page(e) << SITE_K_BITS | (site & (SITE_K - 1)));

@@ -1,15 +1,17 @@
 /* merged_contexts.c: the same function writes the two 4-byte fields of a
  * struct (one granule) from two different call paths, in one epoch: the
  * same instruction-level pattern as merged_fields.c, but two calling
- * contexts, which must not share a shadow cell.  The reader then reads the
- * second field after a relaxed flag (which orders nothing): the report's
- * previous access must be the write made through path_b, with an exact
- * line, not the one through path_a.
+ * contexts, which must not share a site (they share a cell whose site is
+ * split: split_contexts.c).  The reader then reads the second field after
+ * a relaxed flag (which orders nothing): the report's previous access must
+ * be the write made through path_b, with an exact line, of its 4 bytes,
+ * not the one through path_a.
  *
  * EXPECT: race
  * EXPECT-CURRENT: read_b reader
  * EXPECT-PREVIOUS: set_field path_b writer
  * EXPECT-EXACT: set_field
+ * EXPECT-PREVIOUS-AT: 4 4
  */
 struct pair {
   int a, b;

@@ -24,6 +24,8 @@ and check the expectations written in its header comment:
                              carries the runtime's note
   EXPECT-EXACT: f            the access whose top frame is f was not merged
                              with others (no pc_merged)
+  EXPECT-PREVIOUS-AT: n k    the access whose stack EXPECT-PREVIOUS names was
+                             of n bytes at offset k of its 8-byte granule
   EXPECT-MUTEX-CREATION: f   every mutex the report names has a creation
                              stack, and some has f as its innermost frame
   EXPECT-VPTR: yes           the current access is to a vptr (a "data race on
@@ -172,6 +174,14 @@ def check_report(rep, exp):
             fr = rep[s]["frames"]
             if fr and name_matches(exp["EXACT"][0], fr[0].get("function")) and rep[s].get("pc_merged"):
                 why.append(f"the {s} access in {exp['EXACT'][0]} is marked pc_merged")
+    if "PREVIOUS-AT" in exp:
+        side = "current" if swapped and not direct else "previous"
+        acc = rep[side]
+        want = [int(x) for x in exp["PREVIOUS-AT"]]
+        got = [acc.get("size"), int(acc.get("address", "0"), 16) % 8]
+        if got != want:
+            why.append(f"the {side} access is of {got[0]} bytes at offset {got[1]}, "
+                       f"expected {want[0]} at {want[1]}")
     if "CREATION" in exp:
         why += creation_why(threads, rep["current"]["thread"], exp["CREATION"])
     return why

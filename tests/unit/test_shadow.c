@@ -43,7 +43,7 @@ static const char *site_str(uint64_t cell, char *buf) {
   uint32_t ctx;
   uintptr_t at;
   int m;
-  if (!rd_cell_site(cell, &ctx, &at, &m)) return "?";
+  if (!rd_cell_site(cell, 0, &ctx, &at, &m)) return "?";
   snprintf(buf, 64, "%u %lx %d", ctx, (unsigned long)at, m);
   return buf;
 }
@@ -127,20 +127,22 @@ int main(void) {
   rd_access((uintptr_t)mem + 96, 1, 0, pc);
   rd_access((uintptr_t)mem + 98, 1, 0, pc + 1);
   CHECK(!sh_b_used(g), "two cells: plane B untouched");
-  /* the same instruction on the next bytes widens its cell */
+  /* the same instruction on the next bytes widens its cell, which then
+   * reaches the other cell and takes it in (join) */
   rd_access((uintptr_t)mem + 97, 1, 0, pc);
   CHECK(!sh_b_used(g), "a widened cell: plane B untouched");
   unsigned bytes = 0;
   uint64_t w0 = 0;
-  CHECK(cells(mem + 96, &bytes, &w0) == 2, "widened, not added: %d cells",
+  CHECK(cells(mem + 96, &bytes, &w0) == 1 && bytes == 0x07, "widened and joined: %d cells",
         cells(mem + 96, &bytes, &w0));
-  CHECK(SH_MASK(sh_load(sh_cell_at(g, 0)) | sh_load(sh_cell_at(g, 1))) == 0x07,
-        "bytes 0-2 recorded");
-  /* a third distinct access: plane B, and its bit */
+  /* two more accesses of other kinds (a read apart, a write): the second
+   * is a third cell, in plane B, and marks its bit */
   rd_access((uintptr_t)mem + 100, 1, 0, pc + 2);
+  CHECK(!sh_b_used(g), "second cell: plane A");
+  rd_access((uintptr_t)mem + 102, 1, 1, pc + 3);
   CHECK(sh_b_used(g), "third cell: plane B marked");
   CHECK(cells(mem + 96, &bytes, &w0) == 3 &&
-            SH_MASK(sh_load(sh_cell_at(g, 2)) | sh_load(sh_cell_at(g, 3))) == 0x10,
+            SH_MASK(sh_load(sh_cell_at(g, 2)) | sh_load(sh_cell_at(g, 3))) == 0x40,
         "third cell in plane B");
   /* fresh memory forgets both planes, and the bit */
   sh_reset((uintptr_t)mem + 96, 8);
@@ -168,7 +170,7 @@ int main(void) {
   uint32_t ctx_first = 0;
   uintptr_t pc_first = 0;
   int m_first = 1;
-  CHECK(rd_cell_site(sh_load(wcell), &ctx_first, &pc_first, &m_first) && pc_first == pc + 1 &&
+  CHECK(rd_cell_site(sh_load(wcell), 0, &ctx_first, &pc_first, &m_first) && pc_first == pc + 1 &&
             !m_first,
         "one write: its pc, not merged");
   rd_access((uintptr_t)mem + 108, 4, 1, pc + 2);
@@ -180,7 +182,7 @@ int main(void) {
     uint32_t ctx = 0;
     uintptr_t at = 0;
     int m = 0;
-    CHECK(sh_load(wcell) == w0 && rd_cell_site(w0, &ctx, &at, &m) && ctx == ctx_first &&
+    CHECK(sh_load(wcell) == w0 && rd_cell_site(w0, 0, &ctx, &at, &m) && ctx == ctx_first &&
               at == pc_first && m,
           "in the first write's cell, with its context and pc, marked merged");
   }
@@ -318,7 +320,7 @@ int main(void) {
     uint32_t ca = 0, cb = 0;
     uintptr_t pa = 0, pb = 0;
     int ma = 1, mb = 1;
-    CHECK(rd_cell_site(a, &ca, &pa, &ma) && rd_cell_site(b, &cb, &pb, &mb) &&
+    CHECK(rd_cell_site(a, 0, &ca, &pa, &ma) && rd_cell_site(b, 0, &cb, &pb, &mb) &&
               ca == t->ctx_handle && cb == ca && pa == pc + 0x10 && pb == pc + 0x20 && !ma && !mb,
           "sites resolve to the context and the pcs");
     /* more pcs in one function than a page of k holds (64): each still
@@ -331,7 +333,7 @@ int main(void) {
       uint32_t cx = 0;
       uintptr_t px = 0;
       int mx = 1;
-      exact += rd_cell_site(only_cell(x), &cx, &px, &mx) && cx == ca && px == pc + 0x1000 + i;
+      exact += rd_cell_site(only_cell(x), 0, &cx, &px, &mx) && cx == ca && px == pc + 0x1000 + i;
     }
     CHECK(exact == 80, "%d of 80 pcs of one function resolve exactly", exact);
     /* an access whose pc is unknown (0: some interceptors) */
@@ -340,7 +342,7 @@ int main(void) {
     uint32_t c0 = 0;
     uintptr_t p0 = 1;
     int m0 = 1;
-    CHECK(rd_cell_site(only_cell(mem + 224), &c0, &p0, &m0) && c0 == ca && p0 == 0 && !m0,
+    CHECK(rd_cell_site(only_cell(mem + 224), 0, &c0, &p0, &m0) && c0 == ca && p0 == 0 && !m0,
           "an unknown pc resolves to 0 with its context");
   }
 
@@ -425,7 +427,7 @@ int main(void) {
               rd_slot_serial(r->tid, r->epoch) == t->serial,
           "both slots name this thread");
     char b1[64], b2[64];
-    CHECK(rd_cell_site(before, &(uint32_t){0}, &(uintptr_t){0}, &(int){0}) &&
+    CHECK(rd_cell_site(before, 0, &(uint32_t){0}, &(uintptr_t){0}, &(int){0}) &&
               !strcmp(site_str(before, b1), site_str(last, b2)),
           "old cells' sites still resolve: %s / %s", site_str(before, b1), site_str(last, b2));
     const uint64_t reports = rd_reports_count();
@@ -495,7 +497,7 @@ int main(void) {
         uintptr_t got_pc = 0;
         int m = 1;
         const uint64_t w = only_cell(big[c] + 8 * i);
-        if (!w || !rd_cell_site(w, &got_ctx, &got_pc, &m) || got_ctx != ctx[c] ||
+        if (!w || !rd_cell_site(w, 0, &got_ctx, &got_pc, &m) || got_ctx != ctx[c] ||
             got_pc != at + (uintptr_t)i || m) {
           if (!bad++)
             printf("  context %d, pc %d: cell %llx decodes to context %u pc %lx merged %d\n", c,
@@ -503,6 +505,58 @@ int main(void) {
         }
       }
     CHECK(!bad, "%d of %d sites of a function with %d pcs decoded wrong", bad, NCTX * NPC, NPC);
+  }
+
+  /* Split sites (site.c): this thread's writes of one granule's fields from
+   * three contexts, in one epoch, take one cell, and plane B stays unused
+   * (two cells before, and a third thread's read then went to plane B);
+   * the cell's site still names, for each byte, the access that wrote it,
+   * with that access's bytes.  Bytes 0-1 (context A), 4-7 (C), then 2-3
+   * (B), which joins both: a split of a split.  Then C's pc again on bytes
+   * 6-7 (inside its side: nothing stored), and B's on bytes 2-3 (the cell
+   * stays as it is). */
+  {
+    static _Alignas(64) unsigned char f[8];
+    sh_granule *gf = sh_granule_of((uintptr_t)f);
+    char here;
+    const uintptr_t sp = ((uintptr_t)&here - 65536) & ~(uintptr_t)15;
+    const uintptr_t fn = 0x7200000, at = fn + 0x100;
+    uint32_t ctx[3];
+    const unsigned off[3] = {0, 4, 2}, len[3] = {2, 4, 2}; /* A, C, B */
+    for (int c = 0; c < 3; c++) {
+      dc_func_entry(0x7000110 + 0x40 * (uintptr_t)c, fn, sp);
+      ctx[c] = rd_ctx_handle(t);
+      rd_access((uintptr_t)f + off[c], len[c], 1, at + (uintptr_t)c);
+      dc_func_exit(0x7000800, sp);
+    }
+    unsigned fb = 0;
+    uint64_t fw = 0;
+    CHECK(ctx[0] != ctx[1] && ctx[1] != ctx[2] && ctx[0] != ctx[2], "three contexts");
+    CHECK(cells(f, &fb, &fw) == 1 && fb == 0xff && (fw & SH_WRITE) && !sh_b_used(gf),
+          "three contexts' writes of one granule: %d cells (want 1), bytes %#x, plane B %d",
+          cells(f, &fb, &fw), fb, sh_b_used(gf));
+    const unsigned want_bytes[3] = {0x03, 0xf0, 0x0c};
+    for (int c = 0; c < 3; c++)
+      for (unsigned b = off[c]; b < off[c] + len[c]; b++) {
+        unsigned asked = 1u << b;
+        uint32_t got_ctx = 0;
+        uintptr_t got_pc = 0;
+        int m = 1;
+        CHECK(rd_cell_site(fw, &asked, &got_ctx, &got_pc, &m) && got_ctx == ctx[c] &&
+                  got_pc == at + (uintptr_t)c && !m && asked == want_bytes[c],
+              "byte %u: context %u pc %#lx bytes %#x merged %d (want %u %#lx %#x 0)", b, got_ctx,
+              (unsigned long)got_pc, asked, m, ctx[c], (unsigned long)(at + (uintptr_t)c),
+              want_bytes[c]);
+      }
+    uint32_t first_ctx = 0;
+    CHECK(rd_cell_site(fw, 0, &first_ctx, &(uintptr_t){0}, &(int){0}) && first_ctx == ctx[0],
+          "no bytes asked: the cell's first byte's access");
+    for (int c = 2; c >= 1; c--) { /* B, then C, again */
+      dc_func_entry(0x7000110 + 0x40 * (uintptr_t)c, fn, sp);
+      rd_access((uintptr_t)f + off[c] + len[c] - 2, 2, 1, at + (uintptr_t)c);
+      dc_func_exit(0x7000800, sp);
+    }
+    CHECK(only_cell(f) == fw, "the same accesses again: the cell unchanged");
   }
 
   printf("%d passed, %d failed\n", passed, failed);
