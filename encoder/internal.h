@@ -129,8 +129,9 @@ static inline void *dc_vec_at(const dc_vec *v, uint32_t i) { return v->base + (s
 
 /* A grow-only hash index from 64-bit hashes to uint32 indices (0 = none).
  * Lookups are lock-free; inserts hold the owner's lock.  On growth the old
- * table is kept (readers may still be in it; a miss there is re-checked
- * under the lock), so the total never exceeds twice the final size. */
+ * table stays mapped but its pages are given back (readers may still be in
+ * it: they read zeros there, a miss, which every reader re-checks under the
+ * lock). */
 typedef struct dc_itab {
   uint32_t mask;
   uint64_t slots[]; /* (hash & ~0xffffffff) | idx */
