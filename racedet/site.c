@@ -299,14 +299,14 @@ uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
    * this cache held 256; writes alone make 25,000, and 64 hold them.) */
   uint64_t *slot = r->split_of[(want * 0x9E3779B97F4A7C15ull) >> 58];
   if (slot[0] == want) return (uint32_t)slot[1];
-  uint32_t got;
-  const uint64_t e = ent_get(r->sites, had >> SITE_K_BITS);
   /* p already split, with cur's site on cur's side (a field written byte by
-   * byte after another function's): the same entry */
+   * byte after another function's): the same entry.  Not cached: had
+   * decodes as want does on these bytes of cur, not on every byte that a
+   * later access with the same want may have. */
+  const uint64_t e = ent_get(r->sites, had >> SITE_K_BITS);
   if ((e & ENT_SPLIT) && split_side(e, oc) == site && split_side(e, oc + sh_size(cur) - 1) == site)
-    got = had;
-  else
-    got = cidx_of(r, want) << SITE_K_BITS;
+    return had;
+  const uint32_t got = cidx_of(r, want) << SITE_K_BITS;
   slot[0] = want;
   slot[1] = got;
   return got;
