@@ -95,9 +95,12 @@ void dc_vec_init(dc_vec *v, size_t elem, size_t cap) {
 }
 
 /* ------------------------------------------------------------ dc_index */
+/* a table's bytes, for cap slots */
+static size_t itab_bytes(size_t cap) { return sizeof(dc_itab) + cap * sizeof(uint64_t); }
+
 static dc_itab *itab_new(uint32_t log2cap) {
   size_t cap = (size_t)1 << log2cap;
-  size_t bytes = sizeof(dc_itab) + cap * sizeof(uint64_t);
+  size_t bytes = itab_bytes(cap);
   dc_itab *t = dc_mmap(bytes);
   /* Probes read before they write, and a page first read gets the kernel's
    * zero page, which the write then replaces (a second fault and a TLB
@@ -140,7 +143,7 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
      * which it re-checks under the owner's lock in the new table.  Kept,
      * the tables a big index outgrew were as big as the one it uses (48 MB
      * of mergesort's peak). */
-    madvise(t, sizeof(dc_itab) + ((size_t)t->mask + 1) * sizeof(uint64_t), MADV_DONTNEED);
+    madvise(t, itab_bytes((size_t)t->mask + 1), MADV_DONTNEED);
     t = n;
   }
   itab_put(t, h, idx);

@@ -4,8 +4,9 @@
  * site: context and pc).  The current access races with a cell from another
  * thread when the bytes overlap, one of them writes, not both are atomic,
  * and the cell's epoch is not covered by the current thread's clock.  Then
- * it is stored: into this thread's cell of the same epoch, kind and context
- * on adjacent bytes (merged: check_store), else over a cell it subsumes
+ * it is stored: into this thread's cell of the same epoch and kind on
+ * adjacent bytes (merged: the same context, or for a write another one,
+ * under a split site), else over a cell it subsumes
  * (same thread and same bytes, or a cell that happens before it, whose bytes
  * it covers, and that is a read or it is a write, so no later access can
  * race with that cell but not with this one; such a cell with other bytes
@@ -199,11 +200,8 @@ DC_INLINE void recheck(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
  *   halves two functions wrote (the ends of two of mergesort's blocks) then
  *   had no cell left for a third thread's read, which went to plane B;
  *   such granules, scattered, committed all of plane B (119 of mergesort's
- *   643 MB at its peak).  Reads split too at first: SQLite's peak RSS fell
- *   a further 10% (34.5 against 38 MB) and calltree ran 5% fewer
- *   instructions, but calltree's wall time rose 3% (medians of 10
- *   alternating runs: 4.56 s against 4.41 s with writes alone, 4.44 s
- *   before), for a reason not found.
+ *   643 MB at its peak).  Reads do not split: they cost calltree 3% of
+ *   its wall time, for a reason not found (docs/architecture.md, Merging).
  * p is of this thread's epoch, so its site is of the current incarnation. */
 static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
   const uint32_t had = SH_SITE(p);
@@ -239,10 +237,11 @@ DC_COLD static uint64_t renew(rd_thread *r, uint64_t cur) {
 DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                              uintptr_t pc, uint64_t *c, int own, const int n) {
   rd_thread *r = &t->rd;
-  /* recorded by several cells together (sh_covered_bytes): a range's read
-   * of a granule this thread wrote half from one function and half from
-   * another (mergesort's memcpy over the boundary of two merges) stored a
-   * third cell, in plane B, whose pages held 127 of mergesort's 712 MB */
+  /* recorded by several cells together (sh_covered_bytes): a read of a
+   * granule whose halves this thread wrote in two cells that did not merge
+   * (epochs apart, a new table of sites in between) stored a third cell, in
+   * plane B; before split sites (merged) two functions' halves were such
+   * cells too, and mergesort's memcpy over them held 127 of its 712 MB */
   unsigned got = 0;
 #pragma GCC unroll 4
   for (int i = 0; i < n; i++) got |= sh_covered_bytes(c[i], cur, r->floorw);

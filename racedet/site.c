@@ -7,7 +7,9 @@
  *    for the whole process, read without locks.
  *  - cidx: an entry of the table of sites of the incarnation (rd_thread.c)
  *    that the cell's slot and epoch name: a context handle, a page of k, and
- *    whether the cell merged accesses of several pcs (access.c).  Only its
+ *    whether the cell merged accesses of several pcs (access.c); or a split
+ *    site, two sites of the table for the two sides of a byte boundary
+ *    (rd_site_split: writes of one cell from two contexts).  Only its
  *    thread appends to it, once per context and page, and finds entries by
  *    a private index; readers (reports, from any thread) by number, since
  *    entries never move.

@@ -347,10 +347,9 @@ int main(void) {
   }
 
   /* cells that cover an access together (sh_covered_bytes): this thread's
-   * writes of two halves that did not merge (here: epochs apart, a new
-   * table of sites in between, as at two functions' boundary in mergesort)
-   * record a read of all eight bytes; without the union it took a third
-   * cell, in plane B */
+   * writes of two halves that did not merge (epochs apart, a new table of
+   * sites in between) record a read of all eight bytes; without the union
+   * it took a third cell, in plane B */
   {
     unsigned char *q = mem + 232;
     sh_granule *gq = sh_granule_of((uintptr_t)q);
