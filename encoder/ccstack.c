@@ -24,15 +24,23 @@ static dc_index cc_index;
 static _Atomic int cc_lock;
 #define MAX_CCNODES (1u << 28)
 
+static uint64_t cc_hash(uint64_t id, uint32_t edge, uint32_t count, uint32_t parent) {
+  struct { uint64_t id; uint32_t edge, count, parent, pad; } k = {id, edge, count, parent, 0};
+  return dc_hash(&k, sizeof k);
+}
+static uint64_t cc_rehash(uint32_t i) {
+  const dc_ccnode *c = dc_cc_at(i);
+  return cc_hash(c->id, c->edge, c->count, c->parent);
+}
+
 void dc_cc_init(void) {
   dc_vec_init(&dc_ccnodes, sizeof(dc_ccnode), MAX_CCNODES);
-  dc_index_init(&cc_index, 12);
+  dc_index_init(&cc_index, 12, cc_rehash);
   atomic_store(&dc_ccnodes.n, 1); /* 0 = empty ccStack */
 }
 
 static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t parent) {
-  struct { uint64_t id; uint32_t edge, count, parent, pad; } k = {id, edge, count, parent, 0};
-  uint64_t h = dc_hash(&k, sizeof k);
+  const uint64_t h = cc_hash(id, edge, count, parent);
   for (int locked = 0;; locked = 1) {
     const dc_itab *t = dc_index_tab(&cc_index);
     uint32_t pos = (uint32_t)(h >> 32), i;

@@ -96,7 +96,7 @@ void dc_vec_init(dc_vec *v, size_t elem, size_t cap) {
 
 /* ------------------------------------------------------------ dc_index */
 /* a table's bytes, for cap slots */
-static size_t itab_bytes(size_t cap) { return sizeof(dc_itab) + cap * sizeof(uint64_t); }
+static size_t itab_bytes(size_t cap) { return sizeof(dc_itab) + cap * sizeof(uint32_t); }
 
 static dc_itab *itab_new(uint32_t log2cap) {
   size_t cap = (size_t)1 << log2cap;
@@ -116,33 +116,37 @@ static dc_itab *itab_new(uint32_t log2cap) {
 static void itab_put(dc_itab *t, uint64_t h, uint32_t idx) {
   uint32_t pos = (uint32_t)(h >> 32);
   while (t->slots[pos & t->mask]) pos++;
-  __atomic_store_n(&t->slots[pos & t->mask], (h & ~(uint64_t)0xffffffffu) | idx,
-                   __ATOMIC_RELEASE);
+  __atomic_store_n(&t->slots[pos & t->mask], dc_index_tag(h) | idx, __ATOMIC_RELEASE);
 }
 
-void dc_index_init(dc_index *x, uint32_t log2cap) {
+void dc_index_init(dc_index *x, uint32_t log2cap, uint64_t (*rehash)(uint32_t idx)) {
   atomic_store(&x->tab, itab_new(log2cap));
   x->used = 0;
+  x->rehash = rehash;
 }
 
-/* Caller holds the owner's lock.  The slot keeps the hash's high 32 bits,
- * which are also the probe start, so growth can rehash from the slots alone.
- * The old table stays mapped (but empty) for readers still inside it; a
- * reader that misses there re-checks under the owner's lock. */
+/* Caller holds the owner's lock.  Growth rehashes every record (the slots
+ * keep only a tag).  The old table stays mapped (but empty) for readers
+ * still inside it; a reader that misses there re-checks under the owner's
+ * lock. */
 void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
+  if (!idx || idx >= DC_INDEX_MAX) dc_die("dacce: index entry %u out of range\n", idx);
   dc_itab *t = atomic_load_explicit(&x->tab, memory_order_relaxed);
   if ((uint64_t)(x->used + 1) * 2 > (uint64_t)t->mask + 1) {
     uint32_t log2 = 0;
     while (((uint64_t)1 << log2) <= (uint64_t)t->mask) log2++;
     dc_itab *n = itab_new(log2 + 1);
     for (uint64_t i = 0; i <= t->mask; i++)
-      if (t->slots[i]) itab_put(n, t->slots[i], (uint32_t)t->slots[i]);
+      if (t->slots[i]) {
+        const uint32_t j = t->slots[i] & (DC_INDEX_MAX - 1);
+        itab_put(n, x->rehash(j), j);
+      }
     atomic_store_explicit(&x->tab, n, memory_order_release);
     /* The old table's pages go back to the kernel; its mapping stays.  A
      * reader still inside it reads zeros, the end of every probe: a miss,
      * which it re-checks under the owner's lock in the new table.  Kept,
      * the tables a big index outgrew were as big as the one it uses (48 MB
-     * of mergesort's peak). */
+     * of mergesort's peak, with 8-byte slots). */
     madvise(t, itab_bytes((size_t)t->mask + 1), MADV_DONTNEED);
     t = n;
   }

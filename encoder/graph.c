@@ -18,17 +18,22 @@ static void lock(void) {
 }
 static void unlock(void) { dc_unlock(&graph_lock); }
 
+static uint64_t node_hash(uintptr_t pc) { return dc_hash(&pc, sizeof pc); }
+static uint64_t node_rehash(uint32_t i) { return node_hash(dc_node_at(i)->pc); }
+static uint64_t edge_rehash(uint32_t i) {
+  const dc_edge *e = dc_edge_at(i);
+  return dc_edge_hash(e->caller, e->cs, e->callee_pc);
+}
+
 void dc_graph_init(void) {
   dc_vec_init(&dc_nodes, sizeof(dc_node), MAX_NODES);
   dc_vec_init(&dc_edges, sizeof(dc_edge), MAX_EDGES);
-  dc_index_init(&dc_edge_index, 12);
-  dc_index_init(&node_index, 10);
+  dc_index_init(&dc_edge_index, 12, edge_rehash);
+  dc_index_init(&node_index, 10, node_rehash);
   /* node 0 is ROOT, edge 0 is a placeholder so that 0 can mean "none" */
   atomic_store(&dc_nodes.n, 1);
   atomic_store(&dc_edges.n, 1);
 }
-
-static uint64_t node_hash(uintptr_t pc) { return dc_hash(&pc, sizeof pc); }
 
 static uint32_t node_find(uintptr_t pc) {
   uint64_t h = node_hash(pc);

@@ -127,30 +127,43 @@ typedef struct dc_vec {
 void dc_vec_init(dc_vec *v, size_t elem, size_t cap);
 static inline void *dc_vec_at(const dc_vec *v, uint32_t i) { return v->base + (size_t)i * v->elem; }
 
-/* A grow-only hash index from 64-bit hashes to uint32 indices (0 = none).
- * Lookups are lock-free; inserts hold the owner's lock.  On growth the old
- * table stays mapped but its pages are given back (readers may still be in
- * it: they read zeros there, a miss, which every reader re-checks under the
- * lock). */
+/* A grow-only hash index from 64-bit hashes to uint32 indices below
+ * DC_INDEX_MAX (0 = none), over records kept elsewhere (a dc_vec), which the
+ * caller compares.  A slot is 4 bytes: the index and 4 bits of the hash (a
+ * tag: one candidate in 16 of another hash reaches the caller's compare);
+ * growth asks the owner for each record's hash again (rehash).  With 8-byte
+ * slots (the hash's high 32 bits) mergesort's contexts and ccStack nodes
+ * took 48 MB of index at its peak.  Lookups are lock-free; inserts hold the
+ * owner's lock.  On growth the old table stays mapped but its pages are
+ * given back (readers may still be in it: they read zeros there, a miss,
+ * which every reader re-checks under the lock). */
+#define DC_INDEX_BITS 28
+#define DC_INDEX_MAX (1u << DC_INDEX_BITS)
 typedef struct dc_itab {
   uint32_t mask;
-  uint64_t slots[]; /* (hash & ~0xffffffff) | idx */
+  uint32_t slots[]; /* tag << DC_INDEX_BITS | idx */
 } dc_itab;
 typedef struct dc_index {
   _Atomic(dc_itab *) tab;
   uint32_t used;
+  uint64_t (*rehash)(uint32_t idx); /* the hash of record idx */
 } dc_index;
-void dc_index_init(dc_index *x, uint32_t log2cap);
+void dc_index_init(dc_index *x, uint32_t log2cap, uint64_t (*rehash)(uint32_t idx));
 static inline const dc_itab *dc_index_tab(dc_index *x) {
   return atomic_load_explicit(&x->tab, memory_order_acquire);
 }
+/* A hash's tag, in its slot's high bits (the probe starts from bits 32 up). */
+static inline uint32_t dc_index_tag(uint64_t h) {
+  return (uint32_t)h & ~(DC_INDEX_MAX - 1);
+}
 /* Iterate: start with *pos = (uint32_t)(h >> 32); returns the next candidate or 0. */
 static inline uint32_t dc_index_next(const dc_itab *t, uint64_t h, uint32_t *pos) {
+  const uint32_t tag = dc_index_tag(h);
   for (;;) {
-    uint64_t s = __atomic_load_n(&t->slots[*pos & t->mask], __ATOMIC_ACQUIRE);
+    uint32_t s = __atomic_load_n(&t->slots[*pos & t->mask], __ATOMIC_ACQUIRE);
     (*pos)++;
     if (!s) return 0;
-    if ((s >> 32) == (h >> 32)) return (uint32_t)s;
+    if ((s & ~(DC_INDEX_MAX - 1)) == tag) return s & (DC_INDEX_MAX - 1);
   }
 }
 void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);

@@ -64,8 +64,16 @@ static int sw_equal(const sw_stack *s, const uintptr_t *pcs, uint32_t n) {
   return 1;
 }
 
+static uint64_t sw_hash(const uintptr_t *pcs, uint32_t n) {
+  return dc_hash(pcs, n * sizeof *pcs) ^ ((uint64_t)n << 40);
+}
+static uint64_t sw_rehash(uint32_t i) {
+  const sw_stack *s = dc_vec_at(&sw_stacks, i);
+  return sw_hash(dc_vec_at(&sw_pcs, s->off), s->n);
+}
+
 static uint32_t sw_intern(const uintptr_t *pcs, uint32_t n) {
-  uint64_t h = dc_hash(pcs, n * sizeof *pcs) ^ ((uint64_t)n << 40);
+  const uint64_t h = sw_hash(pcs, n);
   for (int locked = 0;; locked = 1) {
     const dc_itab *t = dc_index_tab(&sw_index);
     uint32_t pos = (uint32_t)(h >> 32), i;
@@ -141,6 +149,11 @@ static uint64_t cct_hash(uint32_t parent, uintptr_t cs, uintptr_t callee) {
   return dc_hash(k, sizeof k);
 }
 
+static uint64_t cct_rehash(uint32_t i) {
+  const cct_node *e = cct_at(i);
+  return cct_hash(e->parent, e->cs, e->callee);
+}
+
 static uint32_t cct_find(uint64_t h, uint32_t parent, uintptr_t cs, uintptr_t callee) {
   const dc_itab *t = dc_index_tab(&cct_index);
   uint32_t pos = (uint32_t)(h >> 32), i;
@@ -181,7 +194,7 @@ void rd_capture_init(void) {
     dc_vec_init(&sw_stacks, sizeof(sw_stack), SW_MAX_STACKS);
     dc_vec_init(&sw_pcs, sizeof(uintptr_t), SW_MAX_PCS);
     atomic_store(&sw_stacks.n, 1);
-    dc_index_init(&sw_index, 12);
+    dc_index_init(&sw_index, 12, sw_rehash);
 #ifndef DACCE_FIXED_RBP
     dc_printf("==dacce== warning: capture=stackwalk: the runtime was built without "
               "-ffixed-rbp; stack walks may stop early\n");
@@ -189,7 +202,7 @@ void rd_capture_init(void) {
   } else {
     dc_vec_init(&cct, sizeof(cct_node), CCT_MAX);
     atomic_store(&cct.n, 1);
-    dc_index_init(&cct_index, 12);
+    dc_index_init(&cct_index, 12, cct_rehash);
   }
 }
 

@@ -259,12 +259,18 @@ typedef struct rd_ctxrec {
   uint32_t node, cc, ts, thread;
   uint32_t locks; /* interned set of mutexes held (0 = none) */
   /* not part of the key: written by its thread alone (a context handle
-   * names one thread), its entry in the table of sites of incarnation cinc
-   * (site.c) */
-  uint32_t cinc, cidx;
+   * names one thread), its last entry in a table of sites (site.c), which
+   * holds in the current incarnation if that table's entry cidx names it
+   * (rd_site_names).  Checked so instead of kept with the incarnation's
+   * number, a record is 32 bytes, not 40: mergesort makes 1.6 million. */
+  uint32_t cidx;
 } rd_ctxrec;
+_Static_assert(sizeof(rd_ctxrec) == 32, "a context record is 32 bytes");
 /* The context's entry in its thread's table of sites (site.c). */
-void rd_ctx_set_cidx(uint32_t handle, uint32_t inc, uint32_t cidx);
+void rd_ctx_set_cidx(uint32_t handle, uint32_t cidx);
+/* Is entry cidx of the thread's current table of sites context ctx's (of
+ * page 0, not merged)? */
+int rd_site_names(const rd_thread *r, uint32_t cidx, uint32_t ctx);
 const rd_ctxrec *rd_ctx_get(uint32_t handle);
 /* Mutex sets: what a thread held at an access (low bit: read-locked). */
 typedef struct rd_lockset {

@@ -19,17 +19,19 @@ static dc_index lock_index;
 static dc_index ctx_index;
 static _Atomic int ctx_lock;
 static void slots_init(void);
-#define MAX_CTX (1u << 28)
+#define MAX_CTX DC_INDEX_MAX
+static uint64_t ctx_rehash(uint32_t i);
+static uint64_t lockset_rehash(uint32_t i);
 
 void rd_init(void) {
   dc_vec_init(&ctx_tab, sizeof(rd_ctxrec), MAX_CTX);
   atomic_store(&ctx_tab.n, 1);
-  dc_index_init(&ctx_index, 12);
+  dc_index_init(&ctx_index, 12, ctx_rehash);
   dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
   slots_init();
   rd_sites_init();
   atomic_store(&lock_tab.n, 1);
-  dc_index_init(&lock_index, 8);
+  dc_index_init(&lock_index, 8, lockset_rehash);
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
   rd_report_init();
 }
@@ -39,10 +41,15 @@ const rd_lockset *rd_lockset_get(uint32_t id) {
   return dc_vec_at(&lock_tab, id);
 }
 
+static uint64_t lockset_hash(const rd_lockset *k) {
+  return dc_hash(k->a, k->n * sizeof k->a[0]) ^ k->n;
+}
+static uint64_t lockset_rehash(uint32_t i) { return lockset_hash(dc_vec_at(&lock_tab, i)); }
+
 /* hash-consed like contexts, under the same lock (rare: at lock changes) */
 static uint32_t intern_lockset(const rd_lockset *k) {
   if (!k->n) return 0;
-  uint64_t h = dc_hash(k->a, k->n * sizeof k->a[0]) ^ k->n;
+  const uint64_t h = lockset_hash(k);
   for (int locked = 0;; locked = 1) {
     const dc_itab *t = dc_index_tab(&lock_index);
     uint32_t pos = (uint32_t)(h >> 32), i;
@@ -67,10 +74,8 @@ static uint32_t intern_lockset(const rd_lockset *k) {
   return i;
 }
 
-void rd_ctx_set_cidx(uint32_t h, uint32_t inc, uint32_t cidx) {
-  rd_ctxrec *rec = dc_vec_at(&ctx_tab, h);
-  rec->cinc = inc;
-  rec->cidx = cidx;
+void rd_ctx_set_cidx(uint32_t h, uint32_t cidx) {
+  ((rd_ctxrec *)dc_vec_at(&ctx_tab, h))->cidx = cidx;
 }
 
 const rd_ctxrec *rd_ctx_get(uint32_t h) {
@@ -83,12 +88,14 @@ static int rec_eq(const rd_ctxrec *a, const rd_ctxrec *b) {
          a->thread == b->thread && a->locks == b->locks;
 }
 
-/* the key of a context record: everything before cinc (no padding) */
-#define CTX_KEY offsetof(rd_ctxrec, cinc)
+/* the key of a context record: everything before cidx (no padding) */
+#define CTX_KEY offsetof(rd_ctxrec, cidx)
 _Static_assert(CTX_KEY == 28, "rd_ctxrec's key is its first 28 bytes");
 
+static uint64_t ctx_rehash(uint32_t i) { return dc_hash(dc_vec_at(&ctx_tab, i), CTX_KEY); }
+
 static uint32_t intern(const rd_ctxrec *k) {
-  uint64_t h = dc_hash(k, CTX_KEY);
+  const uint64_t h = dc_hash(k, CTX_KEY);
   for (int locked = 0;; locked = 1) {
     const dc_itab *t = dc_index_tab(&ctx_index);
     uint32_t pos = (uint32_t)(h >> 32), i;
@@ -173,9 +180,8 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   r->site_e = e;
   if (ictx_is(e, c.id, node_cc, ts_locks)) {
     if (e->cinc != r->inc) { /* the record may have it (an entry made meanwhile) */
-      const rd_ctxrec *rec = dc_vec_at(&ctx_tab, e->handle);
-      e->cinc = rec->cinc;
-      e->cidx = rec->cidx;
+      const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctx_tab, e->handle))->cidx;
+      if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
     }
     if (e->cinc == r->inc) {
       r->site_ctx = e->handle;
@@ -183,15 +189,16 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
     }
     return e->handle;
   }
-  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset, 0, 0};
+  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset, 0};
   uint32_t h = intern(&k);
   /* the record, just compared or written, has the entry if it was made in
-   * this incarnation */
-  const rd_ctxrec *rec = dc_vec_at(&ctx_tab, h);
-  *e = (rd_ictx){c.id, node_cc, ts_locks, h, rec->cinc, rec->cidx};
-  if (rec->cinc == r->inc) {
+   * this incarnation (0: none, as slot records start at 1) */
+  const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctx_tab, h))->cidx;
+  const int here = rd_site_names(r, cidx, h);
+  *e = (rd_ictx){c.id, node_cc, ts_locks, h, here ? r->inc : 0, cidx};
+  if (here) {
     r->site_ctx = h;
-    r->site_c0 = rec->cidx;
+    r->site_c0 = cidx;
   }
   return h;
 }

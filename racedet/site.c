@@ -108,12 +108,21 @@ static pc_tab *pc_tab_new(uint32_t cap) {
   return t;
 }
 
+static uint64_t k_hash(uint32_t node, uint32_t k) {
+  uint64_t v[2] = {k, node};
+  return dc_hash(v, sizeof v);
+}
+static uint64_t k_rehash(uint32_t i) {
+  const pc_rec *p = dc_vec_at(&by_k, i);
+  return k_hash(p->node, p->k);
+}
+
 void rd_sites_init(void) {
   atomic_store(&pcs, pc_tab_new(4096));
   dc_vec_init(&by_k, sizeof(pc_rec), MAX_PCS);
   atomic_store(&by_k.n, 1);
   dc_vec_init(&node_pcs, sizeof(uint32_t), 1u << 24);
-  dc_index_init(&pc_by_k, 10);
+  dc_index_init(&pc_by_k, 10, k_rehash);
 }
 
 static inline uint32_t pc_home(uint32_t node, uintptr_t pc, uint32_t mask) {
@@ -138,10 +147,6 @@ static void pc_put(pc_tab *t, pc_rec r) {
   t->used++;
 }
 
-static uint64_t k_hash(uint32_t node, uint32_t k) {
-  uint64_t v[2] = {k, node};
-  return dc_hash(v, sizeof v);
-}
 
 DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
   const uintptr_t asked = pc;
@@ -242,6 +247,10 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
   return c;
 }
 
+int rd_site_names(const rd_thread *r, uint32_t cidx, uint32_t ctx) {
+  return cidx && ent_get(r->sites, cidx) == ent_make(ctx, 0, 0);
+}
+
 /* The context's entry for the page of k, and the site.  Page 0 is cached
  * per invocation (site_ctx); other pages, of functions with more than 64
  * access pcs (SQLite's interpreter loop has hundreds), in a small cache of
@@ -261,7 +270,7 @@ DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
     r->site_c0 = c;
     rd_ictx *e = r->site_e;
     if (e && e->handle == ctx) e->cinc = r->inc, e->cidx = c;
-    rd_ctx_set_cidx(ctx, r->inc, c);
+    rd_ctx_set_cidx(ctx, c);
   }
   return c << SITE_K_BITS | (k & (SITE_K - 1));
 }
