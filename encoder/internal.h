@@ -435,6 +435,10 @@ typedef struct rd_thread {
   uint32_t nheld;
   uint32_t lockset;    /* interned held[], part of every access's context */
   int lockset_dirty;
+  /* the interned (timestamp, thread, held set) of the last context made
+   * (rd_thread.c, aux_of): aux_key = ts | lockset << 32 */
+  uint64_t aux_key;
+  uint32_t aux, aux_thread;
   rd_lstep step;       /* the one change since lockset was known (step_pending) */
   int step_pending;
   rd_lstep lsteps[1u << RD_LSTEP_BITS];

@@ -256,16 +256,24 @@ void rd_sites_thread_init(rd_thread *r); /* a thread's state is new */
 /* Context handles: the interned snapshots the shadow refers to. */
 typedef struct rd_ctxrec {
   uint64_t id;
-  uint32_t node, cc, ts, thread;
-  uint32_t locks; /* interned set of mutexes held (0 = none) */
+  uint32_t node, cc;
+  uint32_t aux; /* rd_ctxaux: what a thread's contexts mostly share */
   /* not part of the key: written by its thread alone (a context handle
    * names one thread), its last entry in a table of sites (site.c), which
    * holds in the current incarnation if that table's entry cidx names it
    * (rd_site_names).  Checked so instead of kept with the incarnation's
-   * number, a record is 32 bytes, not 40: mergesort makes 1.6 million. */
+   * number, and with the rest in aux, a record is 24 bytes, not 40:
+   * mergesort makes 1.6 million. */
   uint32_t cidx;
 } rd_ctxrec;
-_Static_assert(sizeof(rd_ctxrec) == 32, "a context record is 32 bytes");
+_Static_assert(sizeof(rd_ctxrec) == 24, "a context record is 24 bytes");
+/* The rest of a context, interned apart: a thread has a few (one per
+ * dictionary and held set it stored under). */
+typedef struct rd_ctxaux {
+  uint32_t ts, thread; /* the dictionary's timestamp, the thread's serial */
+  uint32_t locks;      /* interned set of mutexes held (0 = none) */
+} rd_ctxaux;
+const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c);
 /* The context's entry in its thread's table of sites (site.c). */
 void rd_ctx_set_cidx(uint32_t handle, uint32_t cidx);
 /* Is entry cidx of the thread's current table of sites context ctx's (of

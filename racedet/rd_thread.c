@@ -2,7 +2,9 @@
  * synchronisation, and the interning of contexts for shadow cells.
  *
  * A shadow cell names the accessing context by a 32-bit handle: the encoder's
- * snapshot {ts, node, id, cc} (plus the thread) interned in a global table.
+ * snapshot {id, node, cc} interned in a global table with what a thread's
+ * contexts mostly share, the dictionary's timestamp, the thread and the
+ * held mutexes, interned apart (rd_ctxaux).
  * The encoder invalidates the thread's handle at every call and return; the
  * first access afterwards re-interns, normally through a small per-thread
  * cache, so a handle costs a few compares per function invocation that
@@ -13,107 +15,128 @@
 #include "racedet.h"
 #include "capture.h"
 
-static dc_vec ctx_tab; /* rd_ctxrec by handle; 0 unused */
-static dc_vec lock_tab; /* rd_lockset by id; 0 = the empty set */
-static dc_index lock_index;
-static dc_index ctx_index;
+/* Hash-consed tables (contexts, their shared parts, held sets): records
+ * found through an index by hash and eq without a lock, appended under
+ * ctx_lock, where a miss is looked up again (the reader may have been in a
+ * table that growth emptied). */
+typedef struct hcons {
+  dc_vec tab; /* records by number; 0 unused */
+  dc_index ix;
+  uint32_t max;
+  const char *full; /* the error when max is reached */
+} hcons;
 static _Atomic int ctx_lock;
-static void slots_init(void);
-#define MAX_CTX DC_INDEX_MAX
-static uint64_t ctx_rehash(uint32_t i);
-static uint64_t lockset_rehash(uint32_t i);
 
-void rd_init(void) {
-  dc_vec_init(&ctx_tab, sizeof(rd_ctxrec), MAX_CTX);
-  atomic_store(&ctx_tab.n, 1);
-  dc_index_init(&ctx_index, 12, ctx_rehash);
-  dc_vec_init(&lock_tab, sizeof(rd_lockset), 1u << 24);
-  slots_init();
-  rd_sites_init();
-  atomic_store(&lock_tab.n, 1);
-  dc_index_init(&lock_index, 8, lockset_rehash);
-  if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
-  rd_report_init();
+static void hcons_init(hcons *x, size_t elem, uint32_t max, uint32_t log2cap,
+                       uint64_t (*rehash)(uint32_t), const char *full) {
+  dc_vec_init(&x->tab, elem, max);
+  atomic_store(&x->tab.n, 1);
+  dc_index_init(&x->ix, log2cap, rehash);
+  x->max = max;
+  x->full = full;
 }
 
-const rd_lockset *rd_lockset_get(uint32_t id) {
-  if (!id || id >= atomic_load_explicit(&lock_tab.n, memory_order_acquire)) return 0;
-  return dc_vec_at(&lock_tab, id);
+/* The number of the record equal to key (size bytes, hash h; eq compares a
+ * record with it), appended if new.  Inlined, so that eq and the copy are
+ * the caller's own (called through pointers, they cost mergesort's 196
+ * thousand internings at size 2,000,000 14% more instructions). */
+DC_INLINE uint32_t hcons_get(hcons *x, const void *key, size_t size, uint64_t h,
+                             int (*eq)(const void *rec, const void *key)) {
+  for (int locked = 0;; locked = 1) {
+    const dc_itab *t = dc_index_tab(&x->ix);
+    uint32_t pos = (uint32_t)(h >> 32), i;
+    while ((i = dc_index_next(t, h, &pos)))
+      if (eq(dc_vec_at(&x->tab, i), key)) {
+        if (locked) dc_unlock(&ctx_lock);
+        return i;
+      }
+    if (locked) break;
+    dc_lock(&ctx_lock);
+  }
+  const uint32_t i = atomic_load_explicit(&x->tab.n, memory_order_relaxed);
+  if (i >= x->max) dc_die("%s", x->full);
+  dc_memcpy(dc_vec_at(&x->tab, i), key, size);
+  atomic_store_explicit(&x->tab.n, i + 1, memory_order_release);
+  dc_index_insert(&x->ix, h, i);
+  dc_unlock(&ctx_lock);
+  return i;
+}
+
+static inline const void *hcons_at(const hcons *x, uint32_t i) {
+  if (!i || i >= atomic_load_explicit(&x->tab.n, memory_order_acquire)) return 0;
+  return dc_vec_at(&x->tab, i);
+}
+
+static hcons ctxs;  /* rd_ctxrec by handle */
+static hcons auxes; /* rd_ctxaux */
+static hcons locks; /* rd_lockset by id; 0 = the empty set */
+static void slots_init(void);
+
+/* the key of a context record: everything before cidx (no padding) */
+#define CTX_KEY offsetof(rd_ctxrec, cidx)
+_Static_assert(CTX_KEY == 20, "rd_ctxrec's key is its first 20 bytes");
+static uint64_t ctx_hash(const rd_ctxrec *c) { return dc_hash(c, CTX_KEY); }
+static uint64_t ctx_rehash(uint32_t i) { return ctx_hash(dc_vec_at(&ctxs.tab, i)); }
+static int ctx_eq(const void *rec, const void *key) {
+  const rd_ctxrec *a = rec, *b = key;
+  return a->id == b->id && a->node == b->node && a->cc == b->cc && a->aux == b->aux;
+}
+
+static uint64_t aux_hash(const rd_ctxaux *a) { return dc_hash(a, sizeof *a); }
+static uint64_t aux_rehash(uint32_t i) { return aux_hash(dc_vec_at(&auxes.tab, i)); }
+static int aux_eq(const void *rec, const void *key) {
+  const rd_ctxaux *a = rec, *b = key;
+  return a->ts == b->ts && a->thread == b->thread && a->locks == b->locks;
 }
 
 static uint64_t lockset_hash(const rd_lockset *k) {
   return dc_hash(k->a, k->n * sizeof k->a[0]) ^ k->n;
 }
-static uint64_t lockset_rehash(uint32_t i) { return lockset_hash(dc_vec_at(&lock_tab, i)); }
+static uint64_t lockset_rehash(uint32_t i) { return lockset_hash(dc_vec_at(&locks.tab, i)); }
+static int lockset_eq(const void *rec, const void *key) {
+  const rd_lockset *c = rec, *k = key;
+  int eq = c->n == k->n;
+  for (uint32_t j = 0; eq && j < k->n; j++) eq = c->a[j] == k->a[j];
+  return eq;
+}
 
-/* hash-consed like contexts, under the same lock (rare: at lock changes) */
+void rd_init(void) {
+  hcons_init(&ctxs, sizeof(rd_ctxrec), DC_INDEX_MAX, 12, ctx_rehash,
+             "dacce: too many distinct access contexts\n");
+  hcons_init(&auxes, sizeof(rd_ctxaux), 1u << 24, 6, aux_rehash,
+             "dacce: too many distinct (dictionary, thread, held mutexes) of contexts\n");
+  hcons_init(&locks, sizeof(rd_lockset), 1u << 24, 8, lockset_rehash,
+             "dacce: too many distinct sets of held mutexes\n");
+  slots_init();
+  rd_sites_init();
+  if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
+  rd_report_init();
+}
+
+const rd_lockset *rd_lockset_get(uint32_t id) { return hcons_at(&locks, id); }
+
+/* hash-consed like contexts (rare: at lock changes) */
 static uint32_t intern_lockset(const rd_lockset *k) {
-  if (!k->n) return 0;
-  const uint64_t h = lockset_hash(k);
-  for (int locked = 0;; locked = 1) {
-    const dc_itab *t = dc_index_tab(&lock_index);
-    uint32_t pos = (uint32_t)(h >> 32), i;
-    while ((i = dc_index_next(t, h, &pos))) {
-      const rd_lockset *c = dc_vec_at(&lock_tab, i);
-      int eq = c->n == k->n;
-      for (uint32_t j = 0; eq && j < k->n; j++) eq = c->a[j] == k->a[j];
-      if (eq) {
-        if (locked) dc_unlock(&ctx_lock);
-        return i;
-      }
-    }
-    if (locked) break;
-    dc_lock(&ctx_lock);
-  }
-  uint32_t i = atomic_load_explicit(&lock_tab.n, memory_order_relaxed);
-  if (i >= (1u << 24)) dc_die("dacce: too many distinct sets of held mutexes\n");
-  *(rd_lockset *)dc_vec_at(&lock_tab, i) = *k;
-  atomic_store_explicit(&lock_tab.n, i + 1, memory_order_release);
-  dc_index_insert(&lock_index, h, i);
-  dc_unlock(&ctx_lock);
-  return i;
+  return k->n ? hcons_get(&locks, k, sizeof *k, lockset_hash(k), lockset_eq) : 0;
 }
 
 void rd_ctx_set_cidx(uint32_t h, uint32_t cidx) {
-  ((rd_ctxrec *)dc_vec_at(&ctx_tab, h))->cidx = cidx;
+  ((rd_ctxrec *)dc_vec_at(&ctxs.tab, h))->cidx = cidx;
 }
 
-const rd_ctxrec *rd_ctx_get(uint32_t h) {
-  if (!h || h >= atomic_load_explicit(&ctx_tab.n, memory_order_acquire)) return 0;
-  return dc_vec_at(&ctx_tab, h);
-}
+const rd_ctxrec *rd_ctx_get(uint32_t h) { return hcons_at(&ctxs, h); }
 
-static int rec_eq(const rd_ctxrec *a, const rd_ctxrec *b) {
-  return a->id == b->id && a->node == b->node && a->cc == b->cc && a->ts == b->ts &&
-         a->thread == b->thread && a->locks == b->locks;
-}
+const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c) { return dc_vec_at(&auxes.tab, c->aux); }
 
-/* the key of a context record: everything before cidx (no padding) */
-#define CTX_KEY offsetof(rd_ctxrec, cidx)
-_Static_assert(CTX_KEY == 28, "rd_ctxrec's key is its first 28 bytes");
-
-static uint64_t ctx_rehash(uint32_t i) { return dc_hash(dc_vec_at(&ctx_tab, i), CTX_KEY); }
-
-static uint32_t intern(const rd_ctxrec *k) {
-  const uint64_t h = dc_hash(k, CTX_KEY);
-  for (int locked = 0;; locked = 1) {
-    const dc_itab *t = dc_index_tab(&ctx_index);
-    uint32_t pos = (uint32_t)(h >> 32), i;
-    while ((i = dc_index_next(t, h, &pos)))
-      if (rec_eq(dc_vec_at(&ctx_tab, i), k)) {
-        if (locked) dc_unlock(&ctx_lock);
-        return i;
-      }
-    if (locked) break;
-    dc_lock(&ctx_lock);
-  }
-  uint32_t i = atomic_load_explicit(&ctx_tab.n, memory_order_relaxed);
-  if (i >= MAX_CTX) dc_die("dacce: too many distinct access contexts\n");
-  *(rd_ctxrec *)dc_vec_at(&ctx_tab, i) = *k;
-  atomic_store_explicit(&ctx_tab.n, i + 1, memory_order_release);
-  dc_index_insert(&ctx_index, h, i);
-  dc_unlock(&ctx_lock);
-  return i;
+/* The shared part of the thread's context (c: its timestamp and thread),
+ * as last made, or interned. */
+static uint32_t aux_of(rd_thread *r, const dacce_ctx *c) {
+  const uint64_t key = c->ts | (uint64_t)r->lockset << 32;
+  if (dc_likely(r->aux && r->aux_key == key && r->aux_thread == c->thread)) return r->aux;
+  const rd_ctxaux a = {c->ts, c->thread, r->lockset};
+  r->aux_key = key;
+  r->aux_thread = c->thread;
+  return r->aux = hcons_get(&auxes, &a, sizeof a, aux_hash(&a), aux_eq);
 }
 
 /* A change of the held set is a function of (the set before, the mutex,
@@ -180,7 +203,7 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   r->site_e = e;
   if (ictx_is(e, c.id, node_cc, ts_locks)) {
     if (e->cinc != r->inc) { /* the record may have it (an entry made meanwhile) */
-      const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctx_tab, e->handle))->cidx;
+      const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx;
       if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
     }
     if (e->cinc == r->inc) {
@@ -189,11 +212,11 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
     }
     return e->handle;
   }
-  rd_ctxrec k = {c.id, c.node, c.cc, c.ts, c.thread, r->lockset, 0};
-  uint32_t h = intern(&k);
+  const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(r, &c), 0};
+  const uint32_t h = hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
   /* the record, just compared or written, has the entry if it was made in
    * this incarnation (0: none, as slot records start at 1) */
-  const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctx_tab, h))->cidx;
+  const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, h))->cidx;
   const int here = rd_site_names(r, cidx, h);
   *e = (rd_ictx){c.id, node_cc, ts_locks, h, here ? r->inc : 0, cidx};
   if (here) {

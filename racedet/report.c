@@ -168,7 +168,8 @@ static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
     s->n = rd_capture_frames(c->id, pc, s->pc, MAXF, &s->truncated);
     return;
   }
-  dacce_ctx dc = {c->id, c->node, c->cc, c->ts, c->thread};
+  const rd_ctxaux *a = rd_ctx_aux(c);
+  dacce_ctx dc = {c->id, c->node, c->cc, a->ts, a->thread};
   stack_of_ctx(s, &dc, pc);
 }
 
@@ -630,7 +631,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   add_thread(&r, prev->tid);
   for (int k = 0; k < 2; k++) {
     const rd_ctxrec *c = rd_ctx_get(r.acc[k].ctx);
-    const rd_lockset *ls = c ? rd_lockset_get(c->locks) : 0;
+    const rd_lockset *ls = c ? rd_lockset_get(rd_ctx_aux(c)->locks) : 0;
     for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
   }
   mutex_creations(&r);
