@@ -103,7 +103,7 @@ static int lockset_eq(const void *rec, const void *key) {
 void rd_init(void) {
   hcons_init(&ctxs, sizeof(rd_ctxrec), DC_INDEX_MAX, 12, ctx_rehash,
              "dacce: too many distinct access contexts\n");
-  hcons_init(&auxes, sizeof(rd_ctxaux), 1u << 24, 6, aux_rehash,
+  hcons_init(&auxes, sizeof(rd_ctxaux), DC_INDEX_MAX, 6, aux_rehash,
              "dacce: too many distinct (dictionary, thread, held mutexes) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), 1u << 24, 8, lockset_rehash,
              "dacce: too many distinct sets of held mutexes\n");
