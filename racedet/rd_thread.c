@@ -201,29 +201,21 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   /* the entry also keeps the context's entry in the table of sites, which
    * the first store of the invocation then finds here (site.c) */
   r->site_e = e;
-  if (ictx_is(e, c.id, node_cc, ts_locks)) {
-    if (e->cinc != r->inc) { /* the record may have it (an entry made meanwhile) */
-      const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx;
-      if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
-    }
-    if (e->cinc == r->inc) {
-      r->site_ctx = e->handle;
-      r->site_c0 = e->cidx;
-    }
-    return e->handle;
+  if (!ictx_is(e, c.id, node_cc, ts_locks)) {
+    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(r, &c), 0};
+    /* no entry of a table of sites yet (0: none, as slot records start at 1) */
+    *e = (rd_ictx){c.id, node_cc, ts_locks, hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq),
+                   0, 0};
   }
-  const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(r, &c), 0};
-  const uint32_t h = hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
-  /* the record, just compared or written, has the entry if it was made in
-   * this incarnation (0: none, as slot records start at 1) */
-  const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, h))->cidx;
-  const int here = rd_site_names(r, cidx, h);
-  *e = (rd_ictx){c.id, node_cc, ts_locks, h, here ? r->inc : 0, cidx};
-  if (here) {
-    r->site_ctx = h;
-    r->site_c0 = cidx;
+  if (e->cinc != r->inc) { /* the record may have it (an entry made in this incarnation) */
+    const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx;
+    if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
   }
-  return h;
+  if (e->cinc == r->inc) {
+    r->site_ctx = e->handle;
+    r->site_c0 = e->cidx;
+  }
+  return e->handle;
 }
 
 /* Everything but the hit of rd_ctx_handle: the capture modes, a newer
