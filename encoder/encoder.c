@@ -389,7 +389,19 @@ __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t 
   /* the top frame is dead (its E below sp) when E + 1 <= sp; at depth 0
    * f is the sentinel, whose E + 1 wraps to 0: an empty stack goes to the
    * slow path without a test of its own */
-  if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(f->sp + 1 <= sp)) goto slow;
+  if (dc_unlikely(dc_thread_slow_word(t))) goto slow;
+  if (dc_unlikely(f->sp + 1 <= sp)) {
+    /* The function jumped to the hook after popping its frame (clang and
+     * gcc both emit `jmp __tsan_func_exit`: 689 of SQLite's 1814 exits, 42%
+     * of its exits at run time), so sp is its caller's and the top frame
+     * looks dead.  If the frame under it is alive and the top one was
+     * entered from ra, the top one is the exiting frame: what
+     * func_exit_slow finds too (on the thread's own stack or not), for 10
+     * instructions instead of 90.  Not at depth 0 (f is the sentinel and
+     * has nothing under it); the capture ablations (frames of tree nodes,
+     * not edges) have their slow word set. */
+    if (f->sp == UINTPTR_MAX || f[-1].sp < sp || dc_edge_at(f->edge)->cs != ra) goto slow;
+  }
   restore_from(t, f);
   return;
 slow:

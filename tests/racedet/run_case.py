@@ -24,6 +24,8 @@ and check the expectations written in its header comment:
                              carries the runtime's note
   EXPECT-EXACT: f            the access whose top frame is f was not merged
                              with others (no pc_merged)
+  EXPECT-ABSENT: f           no frame of either access is f (no stale
+                             frame of a function that has returned)
   EXPECT-PREVIOUS-AT: n k    the access whose stack EXPECT-PREVIOUS names was
                              of n bytes at offset k of its 8-byte granule
   EXPECT-MUTEX-CREATION: f   every mutex the report names has a creation
@@ -62,6 +64,11 @@ import sys
 import tempfile
 
 
+KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
+         "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "PREVIOUS-AT",
+         "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD"}
+
+
 def expectations(src):
     exp = {}
     with open(src) as f:
@@ -75,6 +82,9 @@ def expectations(src):
                 exp["ALLOC_LINE"] = n
     if "KIND" not in exp:
         sys.exit(f"{src}: no EXPECT: line")
+    unknown = sorted(k for k in exp if k not in KNOWN and not k.endswith("_LINE"))
+    if unknown:  # a misspelt expectation would otherwise check nothing
+        sys.exit(f"{src}: unknown expectation EXPECT-{unknown[0]}")
     return exp
 
 
@@ -174,6 +184,11 @@ def check_report(rep, exp):
             fr = rep[s]["frames"]
             if fr and name_matches(exp["EXACT"][0], fr[0].get("function")) and rep[s].get("pc_merged"):
                 why.append(f"the {s} access in {exp['EXACT'][0]} is marked pc_merged")
+    if "ABSENT" in exp:
+        for side in ("current", "previous"):
+            names = [f.get("function") or "" for f in rep[side]["frames"]]
+            if any(name_matches(t, n) for t in exp["ABSENT"] for n in names):
+                why.append(f"the {side} access's frames {names} name {exp['ABSENT']}")
     if "PREVIOUS-AT" in exp:
         side = "current" if swapped and not direct else "previous"
         acc = rep[side]
