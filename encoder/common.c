@@ -53,14 +53,25 @@ void dc_die(const char *fmt, ...) {
 }
 
 /* ------------------------------------------------------------ memory */
+/* The system calls themselves, as glibc's wrappers make them on x86-64:
+ * the runtime intercepts mmap, munmap and mremap (intercept_mmap.c), and
+ * its own mappings are not the program's. */
+void *dc_sys_mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off) {
+  return (void *)syscall(SYS_mmap, addr, size, prot, flags, fd, off);
+}
+int dc_sys_munmap(void *addr, size_t size) { return (int)syscall(SYS_munmap, addr, size); }
+void *dc_sys_mremap(void *old, size_t old_size, size_t size, int flags, void *to) {
+  return (void *)syscall(SYS_mremap, old, old_size, size, flags, to);
+}
+
 void *dc_mmap(size_t size) {
-  void *p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void *p = dc_sys_mmap(0, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) dc_die("dacce: out of address space (mmap of %zu bytes failed)\n", size);
   return p;
 }
 
-void dc_munmap(void *p, size_t size) { munmap(p, size); }
+void dc_munmap(void *p, size_t size) { dc_sys_munmap(p, size); }
 
 static _Atomic int perm_lock;
 void *dc_perm_alloc(size_t size) {

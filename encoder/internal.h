@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dacce.h"
 
@@ -52,6 +53,11 @@ void dc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 /* Anonymous memory, MAP_NORESERVE; dies on failure. */
 void *dc_mmap(size_t size);
 void dc_munmap(void *p, size_t size);
+/* the raw system calls (the runtime's own mappings; MAP_FAILED, -1 and
+ * errno on failure) */
+void *dc_sys_mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off);
+int dc_sys_munmap(void *addr, size_t size);
+void *dc_sys_mremap(void *old, size_t old_size, size_t size, int flags, void *to);
 /* Fork safety: every internal spinlock (or array of them) is registered, in
  * the order the runtime nests them; fork() takes them all in that order and
  * releases them in both processes, so the child never inherits a lock held

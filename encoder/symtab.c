@@ -54,7 +54,7 @@ static void load(module *m, const char *path) {
     close(fd);
     return;
   }
-  const char *f = mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const char *f = dc_sys_mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (f == MAP_FAILED) return;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;

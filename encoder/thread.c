@@ -220,7 +220,8 @@ void dc_thread_grow(dc_thread *t) {
   size_t old = ((size_t)t->cap + 1) * sizeof(dc_frame);
   char *p = base;
   if (mprotect(base + old, FRAME_GUARD, PROT_READ | PROT_WRITE) ||
-      (p = mremap(base, old + FRAME_GUARD, 2 * old + FRAME_GUARD, MREMAP_MAYMOVE)) == MAP_FAILED ||
+      (p = dc_sys_mremap(base, old + FRAME_GUARD, 2 * old + FRAME_GUARD, MREMAP_MAYMOVE, 0)) ==
+          MAP_FAILED ||
       mprotect(p + 2 * old, FRAME_GUARD, PROT_NONE))
     dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
   const uint32_t depth = dc_depth(t);
