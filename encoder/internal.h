@@ -719,6 +719,9 @@ static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
                      .thread = t->serial};
 }
 void dc_stats_add_thread(const dc_thread *t);
+/* the name reports give thread serial (pthread_setname_np, AnnotateThreadName,
+ * __tsan_set_fiber_name; cut to the record's size) */
+void dc_thread_set_name(uint32_t serial, const char *name);
 
 /* ---------------------------------------------------------------- verify.c */
 void dc_verify(dc_thread *t);

@@ -148,8 +148,15 @@ void dc_threads_flag(uint32_t bits) {
   }
 }
 
+/* The calling thread leaves state from for state to (fibers, below). */
+static void state_switch(dc_thread *from, dc_thread *to, unsigned flags);
+
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
+  /* A thread that ends in a fiber switches back to itself first, with
+   * synchronisation: what it did in the fiber comes before its end too. */
+  if (dc_tls != t && dc_tls != &dc_dead_thread && dc_tls != &dc_unborn_thread)
+    state_switch(dc_tls, t, 0);
   /* the end of a thread happens before pthread_join returns */
   rd_thread_ended(t->serial);
   rd_thread_finish(t);
@@ -175,6 +182,23 @@ static pthread_key_t exit_key_made(void) {
   return exit_key;
 }
 
+/* A new state t, of the calling thread (current) or of a fiber, with its
+ * serial, stack and TLS bounds set: its clock and slot, the dictionary,
+ * the root context, then visible to the re-encoder's flags. */
+static void state_start(dc_thread *t, int current) {
+  rd_thread_start(t);
+  t->dict = atomic_load(&dc_cur_dict);
+  t->node = DC_ROOT;
+  t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
+  if (dc_opt.verify) atomic_store(&t->pending, DC_PENDING_VERIFY);
+  if (dc_capture_mode != DC_CAPTURE_DACCE) atomic_fetch_or(&t->pending, DC_PENDING_CAPTURE);
+  if (current) dc_tls = t;
+  __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, t,
+                   __ATOMIC_RELEASE);
+  /* a dictionary published before the record was visible: check now */
+  if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
+}
+
 dc_thread *dc_thread_init_current(void) {
   if (dc_tls == &dc_dead_thread) return &dc_dead_thread;
   dc_init();
@@ -193,17 +217,7 @@ dc_thread *dc_thread_init_current(void) {
   /* glibc caches the stacks (and static TLS) of finished threads and hands
    * them to new ones: the new thread starts with no history there */
   if (!is_main && t->stack_hi != UINTPTR_MAX) sh_forget(t->stack_lo, t->stack_hi - t->stack_lo);
-  rd_thread_start(t);
-  t->dict = atomic_load(&dc_cur_dict);
-  t->node = DC_ROOT;
-  t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
-  if (dc_opt.verify) atomic_store(&t->pending, DC_PENDING_VERIFY);
-  if (dc_capture_mode != DC_CAPTURE_DACCE) atomic_fetch_or(&t->pending, DC_PENDING_CAPTURE);
-  dc_tls = t;
-  __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, t,
-                   __ATOMIC_RELEASE);
-  /* a dictionary published before the record was visible: check now */
-  if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
+  state_start(t, 1);
   /* the first thread makes the key before it can create another */
   pthread_key_t key = exit_key_made();
   if (!is_main) {
@@ -211,6 +225,14 @@ dc_thread *dc_thread_init_current(void) {
     rd_thread_named((uintptr_t)pthread_self(), t->serial);
   }
   return t;
+}
+
+void dc_thread_set_name(uint32_t serial, const char *name) {
+  if (serial == UINT32_MAX || !name) return;
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  size_t i = 0;
+  for (; name[i] && i + 1 < sizeof rec->name; i++) rec->name[i] = name[i];
+  rec->name[i] = 0;
 }
 
 void dc_thread_grow(dc_thread *t) {
@@ -313,6 +335,68 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
       detach_state == PTHREAD_CREATE_DETACHED)
     rd_thread_detached(serial); /* never joined, not a leak */
   return r;
+}
+
+/* ------------------------------------------------------------ fibers */
+/* ThreadSanitizer's fiber interface (sanitizer/tsan_interface.h), which
+ * coroutine libraries call around their context switches (QEMU's
+ * coroutines, Boost.Context, folly): a fiber is a state of its own, like a
+ * thread's (calling context and frame stack, clock and slot, caches), which
+ * the thread that switches to it runs until it switches away.  Its creator
+ * is the thread or fiber that made it, at that call, as for pthread_create
+ * (ancestry, and everything the creator did before happens before the
+ * fiber).  A switch is a release by the fiber left and an acquire by the
+ * one entered, on an object keyed by the latter, unless the flag says no
+ * synchronisation (__tsan_switch_to_fiber_no_sync): then it only ends the
+ * epoch of the fiber left (not a release: nobody's clock takes it), so that
+ * a later occupant of its slot, after __tsan_destroy_fiber, starts past
+ * every epoch the fiber recorded accesses in.  A fiber's stack is unknown
+ * (a coroutine library allocates it): every stack pointer counts as its
+ * own (resynchronisation after longjmp and exceptions), and no address is
+ * named its stack in reports.  A fiber never ended by a thread's end, nor
+ * joined, is no leak. */
+#define FIBER_NO_SYNC 1u
+
+DC_EXPORT void *__tsan_get_current_fiber(void) { return dc_cur(); }
+
+DC_EXPORT void *__tsan_create_fiber(unsigned flags) {
+  (void)flags;
+  dc_cur(); /* the creator has a state (the runtime is initialised) */
+  const uint32_t serial = new_child((uintptr_t)__builtin_return_address(0) - 1);
+  dc_thread *f = state_alloc();
+  f->serial = serial;
+  f->stack_lo = 0;
+  f->stack_hi = UINTPTR_MAX;
+  state_start(f, 0);
+  return f;
+}
+
+DC_EXPORT void __tsan_destroy_fiber(void *fiber) {
+  dc_thread *f = fiber;
+  if (!f || f == dc_self()) return; /* the running one: nothing sensible to do */
+  rd_thread_finish(f);
+  dc_stats_add_thread(f);
+  dc_thread_destroy(f);
+}
+
+static void state_switch(dc_thread *from, dc_thread *to, unsigned flags) {
+  if (flags & FIBER_NO_SYNC) {
+    if (!from->rd.disabled) rd_tick(&from->rd);
+  } else {
+    rd_release((uintptr_t)to);
+  }
+  dc_tls = to;
+  if (!(flags & FIBER_NO_SYNC)) rd_acquire((uintptr_t)to);
+}
+
+DC_EXPORT void __tsan_switch_to_fiber(void *fiber, unsigned flags) {
+  dc_thread *from = dc_cur(), *to = fiber;
+  if (to && to != from && from != &dc_dead_thread) state_switch(from, to, flags);
+}
+
+DC_EXPORT void __tsan_set_fiber_name(void *fiber, const char *name) {
+  dc_thread *f = fiber;
+  if (f) dc_thread_set_name(f->serial, name);
 }
 
 /* ------------------------------------------------------------ fork */

@@ -215,12 +215,7 @@ ANN(AnnotateUnpublishMemoryRange, const volatile void *mem, size_t size) {
 }
 ANN(AnnotateThreadName, const char *name) {
   (void)file, (void)line;
-  dc_thread *t = dc_cur();
-  if (t->serial == UINT32_MAX || !name) return;
-  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-  size_t i = 0;
-  for (; name[i] && i + 1 < sizeof rec->name; i++) rec->name[i] = name[i];
-  rec->name[i] = 0;
+  dc_thread_set_name(dc_cur()->serial, name);
 }
 ANN(AnnotateFlushState) { (void)file, (void)line; }
 ANN(AnnotateTraceMemory, const volatile void *arg) { (void)file, (void)line, (void)arg; }

@@ -383,12 +383,6 @@ DC_EXPORT int pthread_detach(pthread_t th) {
 DC_EXPORT int pthread_setname_np(pthread_t th, const char *name) {
   REAL(int, pthread_setname_np, pthread_t, const char *);
   int r = real_pthread_setname_np(th, name);
-  dc_thread *t = dc_cur();
-  if (r == 0 && pthread_equal(th, pthread_self()) && t->serial != UINT32_MAX) {
-    dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
-    size_t i = 0;
-    for (; name[i] && i + 1 < sizeof rec->name; i++) rec->name[i] = name[i];
-    rec->name[i] = 0;
-  }
+  if (r == 0 && pthread_equal(th, pthread_self())) dc_thread_set_name(dc_cur()->serial, name);
   return r;
 }
