@@ -2,6 +2,7 @@
  * runtime (no malloc, no stdio on the hot or early paths). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,10 @@
 /* ------------------------------------------------------------ logging */
 long dc_write(int fd, const void *p, size_t n) { return syscall(SYS_write, fd, p, n); }
 long dc_read(int fd, void *p, size_t n) { return syscall(SYS_read, fd, p, n); }
+int dc_open(const char *path, int flags, int mode) {
+  return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+int dc_close(int fd) { return (int)syscall(SYS_close, fd); }
 
 static void vlog(const char *fmt, va_list ap) {
   char buf[2048];

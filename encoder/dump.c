@@ -21,7 +21,7 @@ DC_EXPORT void dacce_log(const dacce_ctx *c, const char *tag) {
   if (fd < 0) {
     dc_options_init();
     if (!*dc_opt.log_contexts) return;
-    fd = open(dc_opt.log_contexts, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    fd = dc_open(dc_opt.log_contexts, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) dc_die("dacce: cannot open log_contexts file '%s'\n", dc_opt.log_contexts);
   }
   char line[512];

@@ -121,6 +121,10 @@ uint64_t dc_now_ns(void);
  * if the program had done it (tests/scripts/check_runtime_calls.sh). */
 long dc_write(int fd, const void *p, size_t n);
 long dc_read(int fd, void *p, size_t n);
+/* the runtime's own files, by system call (the program's open and close are
+ * intercepted: racedet/intercept_fd.c) */
+int dc_open(const char *path, int flags, int mode);
+int dc_close(int fd);
 
 /* A dense array that never moves: one big NORESERVE reservation, pages are
  * committed as they are touched.  Append is under the owner's lock; readers

@@ -92,7 +92,7 @@ static const char *flag_value(const char *s, const char *key, size_t *len) {
 static const char *options_env(void) {
   static const char key[] = "DACCE_OPTIONS=";
   if (environ) return getenv("DACCE_OPTIONS");
-  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  int fd = dc_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return 0;
   size_t cap = 1 << 16, n = 0;
   char *buf = dc_mmap(cap);
@@ -105,7 +105,7 @@ static const char *options_env(void) {
       buf = more, cap *= 2;
     }
   }
-  close(fd);
+  dc_close(fd);
   buf[n] = 0; /* entries end with a 0 each; the last one too */
   const char *found = 0;
   for (char *e = buf; !found && e < buf + n; e += dc_strlen(e) + 1)

@@ -47,15 +47,15 @@ static void sort_syms(fsym *a, uint32_t n) {
 
 static void load(module *m, const char *path) {
   m->loaded = 1;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = dc_open(path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return;
   struct stat st;
   if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-    close(fd);
+    dc_close(fd);
     return;
   }
   const char *f = dc_sys_mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
+  dc_close(fd);
   if (f == MAP_FAILED) return;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
   size_t size = (size_t)st.st_size;

@@ -16,9 +16,24 @@
  * time).  Every socket shares one key (the two ends of a connection are
  * different inodes; TSan does the same), and so does every anonymous-inode
  * file (eventfd, timerfd and signalfd share the kernel's one inode).  A
- * descriptor fstat cannot see orders nothing. */
+ * descriptor fstat cannot see orders nothing.
+ *
+ * The descriptor itself is a location too, as ThreadSanitizer models it:
+ * every call that uses it reads it, close writes it, so a close that is not
+ * ordered with another thread's use of the descriptor (the use may then hit
+ * whatever file gets the number next) is reported as a data race on the
+ * file descriptor.  The location is a word per descriptor number in fds[]
+ * (report.c names it "file descriptor N", with the stack that created the
+ * descriptor when an interceptor saw that: open, socket, pipe, dup, ...).
+ * A descriptor made unseen (fopen, fcntl's F_DUPFD, a library's own system
+ * call) is recognised by the file it refers to: when its key differs from
+ * the one last seen at that number, its history is dropped, as at a
+ * creation.  Creation only drops the history; it is no access. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -44,28 +59,74 @@ static uintptr_t key_of(int fd) {
   return (uintptr_t)(dc_hash(id, sizeof id) | 1);
 }
 
-static void before_write(int fd) {
-  if (!syncing()) return;
-  uintptr_t k = key_of(fd);
-  if (k) rd_release(k);
+/* ------------------------------------------------------------ descriptors */
+typedef struct fd_rec {
+  uint64_t word;          /* the descriptor as a location (its shadow) */
+  _Atomic uintptr_t key;  /* the file it referred to when last seen */
+  uint32_t tid, ctx;      /* its creation, when seen (ctx 0: unknown) */
+  uintptr_t pc;
+} fd_rec;
+static fd_rec fds[RD_FD_MAX];
+
+static inline int tracked(int fd, dc_thread **t) {
+  *t = dc_self();
+  return fd >= 0 && fd < RD_FD_MAX && *t && !(*t)->in_runtime;
 }
-static void after_read(int fd, ssize_t got) {
-  if (got < 0 || !syncing()) return;
-  uintptr_t k = key_of(fd);
-  if (k) rd_acquire(k);
+
+/* fd refers to the file of key k now, made by thread t at pc (ctx 0: made
+ * unseen): no history */
+static void fd_fresh(int fd, uintptr_t k, dc_thread *t, uintptr_t pc, int seen) {
+  fd_rec *f = &fds[fd];
+  sh_forget((uintptr_t)&f->word, sizeof f->word);
+  f->tid = t->serial;
+  f->ctx = seen ? rd_ctx_handle(t) : 0;
+  f->pc = pc;
+  atomic_store_explicit(&f->key, k, memory_order_release);
+}
+
+/* A use of fd at pc (a read; close: a write); returns the file's sync key. */
+static uintptr_t fd_use(int fd, int is_write, uintptr_t pc) {
+  const uintptr_t k = key_of(fd);
+  dc_thread *t;
+  if (!k || !tracked(fd, &t)) return k;
+  fd_rec *f = &fds[fd];
+  if (atomic_load_explicit(&f->key, memory_order_acquire) != k) fd_fresh(fd, k, t, pc, 0);
+  rd_access((uintptr_t)&f->word, sizeof f->word, is_write, pc);
+  return k;
+}
+
+/* fd was just made by the interceptor's caller (at pc) */
+static void fd_made(int fd, uintptr_t pc) {
+  dc_thread *t;
+  if (!tracked(fd, &t)) return;
+  const uintptr_t k = key_of(fd);
+  if (k) fd_fresh(fd, k, t, pc, 1);
+}
+
+int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc) {
+  const uintptr_t lo = (uintptr_t)&fds[0].word;
+  if (addr < lo || addr >= (uintptr_t)&fds[RD_FD_MAX]) return -1;
+  const fd_rec *f = &fds[(addr - lo) / sizeof *f];
+  if (addr - (uintptr_t)&f->word >= sizeof f->word) return -1;
+  *tid = f->tid;
+  *ctx = f->ctx;
+  *pc = f->pc;
+  return (int)(f - fds);
 }
 
 #define WRITE_LIKE(ret, name, params, fd, args)                                   \
   DC_EXPORT ret name params {                                                     \
     REAL(ret, name, FD_UNPAREN params);                                           \
-    before_write(fd);                                                             \
+    const uintptr_t k = fd_use(fd, 0, PC());                                      \
+    if (k && syncing()) rd_release(k);                                            \
     return real_##name args;                                                      \
   }
 #define READ_LIKE(ret, name, params, fd, args)                                    \
   DC_EXPORT ret name params {                                                     \
     REAL(ret, name, FD_UNPAREN params);                                           \
+    const uintptr_t k = fd_use(fd, 0, PC());                                      \
     ret r = real_##name args;                                                     \
-    after_read(fd, (ssize_t)r);                                                   \
+    if (k && (ssize_t)r >= 0 && syncing()) rd_acquire(k);                         \
     return r;                                                                     \
   }
 #define FD_UNPAREN(...) __VA_ARGS__
@@ -94,3 +155,99 @@ READ_LIKE(ssize_t, recvfrom,
           (fd, b, n, f, a, l))
 READ_LIKE(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), fd, (fd, m, f))
 READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v))
+
+/* ------------------------------------------------------------ made and closed */
+DC_EXPORT int close(int fd) {
+  REAL(int, close, int);
+  fd_use(fd, 1, PC());
+  return real_close(fd);
+}
+
+/* calls that return a new descriptor */
+#define MAKES_FD(name, params, args)                                              \
+  DC_EXPORT int name params {                                                     \
+    REAL(int, name, FD_UNPAREN params);                                           \
+    const int made = real_##name args;                                            \
+    if (made >= 0) fd_made(made, PC());                                           \
+    return made;                                                                  \
+  }
+MAKES_FD(socket, (int d, int t, int p), (d, t, p))
+MAKES_FD(accept, (int fd, struct sockaddr *a, socklen_t *l), (fd, a, l))
+MAKES_FD(accept4, (int fd, struct sockaddr *a, socklen_t *l, int f), (fd, a, l, f))
+MAKES_FD(eventfd, (unsigned v, int f), (v, f))
+MAKES_FD(epoll_create1, (int f), (f))
+MAKES_FD(creat, (const char *p, mode_t m), (p, m))
+
+/* open and openat take a mode only with O_CREAT or O_TMPFILE */
+static mode_t mode_arg(int flags, va_list ap) {
+  return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+#define OPEN(name)                                                                \
+  DC_EXPORT int name(const char *path, int flags, ...) {                          \
+    REAL(int, name, const char *, int, ...);                                      \
+    va_list ap;                                                                   \
+    va_start(ap, flags);                                                          \
+    const mode_t m = mode_arg(flags, ap);                                         \
+    va_end(ap);                                                                   \
+    const int fd = real_##name(path, flags, m);                                   \
+    if (fd >= 0) fd_made(fd, PC());                                               \
+    return fd;                                                                    \
+  }
+#define OPENAT(name)                                                              \
+  DC_EXPORT int name(int dir, const char *path, int flags, ...) {                 \
+    REAL(int, name, int, const char *, int, ...);                                 \
+    va_list ap;                                                                   \
+    va_start(ap, flags);                                                          \
+    const mode_t m = mode_arg(flags, ap);                                         \
+    va_end(ap);                                                                   \
+    const int fd = real_##name(dir, path, flags, m);                              \
+    if (fd >= 0) fd_made(fd, PC());                                               \
+    return fd;                                                                    \
+  }
+OPEN(open)
+OPEN(open64)
+OPENAT(openat)
+OPENAT(openat64)
+
+/* calls that fill two descriptors */
+#define MAKES_FD2(name, params, args, pair)                                       \
+  DC_EXPORT int name params {                                                     \
+    REAL(int, name, FD_UNPAREN params);                                           \
+    const int r = real_##name args;                                               \
+    if (r == 0) {                                                                 \
+      fd_made(pair[0], PC());                                                     \
+      fd_made(pair[1], PC());                                                     \
+    }                                                                             \
+    return r;                                                                     \
+  }
+MAKES_FD2(pipe, (int p[2]), (p), p)
+MAKES_FD2(pipe2, (int p[2], int f), (p, f), p)
+MAKES_FD2(socketpair, (int d, int t, int pr, int sv[2]), (d, t, pr, sv), sv)
+
+/* dup reads the old descriptor; dup2 and dup3 also close the new one if it
+ * was open (a write), then make it */
+DC_EXPORT int dup(int old) {
+  REAL(int, dup, int);
+  fd_use(old, 0, PC());
+  const int fd = real_dup(old);
+  if (fd >= 0) fd_made(fd, PC());
+  return fd;
+}
+static void dup_onto(int old, int fd, uintptr_t pc) {
+  fd_use(old, 0, pc);
+  if (fd != old) fd_use(fd, 1, pc);
+}
+DC_EXPORT int dup2(int old, int fd) {
+  REAL(int, dup2, int, int);
+  dup_onto(old, fd, PC());
+  const int r = real_dup2(old, fd);
+  if (r >= 0 && r != old) fd_made(r, PC());
+  return r;
+}
+DC_EXPORT int dup3(int old, int fd, int flags) {
+  REAL(int, dup3, int, int, int);
+  dup_onto(old, fd, PC());
+  const int r = real_dup3(old, fd, flags);
+  if (r >= 0) fd_made(r, PC());
+  return r;
+}

@@ -373,5 +373,9 @@ typedef struct rd_block {
   uintptr_t pc;
 } rd_block;
 int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
+/* File descriptors as locations (intercept_fd.c): the descriptor whose word
+ * addr is in, with its creation (ctx 0: unknown), or -1. */
+#define RD_FD_MAX 65536
+int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc);
 
 #endif

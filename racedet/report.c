@@ -47,11 +47,12 @@ typedef struct report {
   rd_access_desc acc[2]; /* current, previous */
   stack st[2];
   /* location */
-  const char *loc_kind; /* global, heap, stack, unknown */
+  const char *loc_kind; /* global, heap, stack, tls, fd, unknown */
   char loc_name[256];
   uintptr_t loc_addr, loc_size;
-  uint32_t alloc_tid;
-  stack alloc_st;
+  int loc_fd, loc_made; /* fd: the number, and whether its creation is known */
+  uint32_t alloc_tid;   /* heap, fd: the allocating (creating) thread; stack, tls: owner */
+  stack alloc_st;       /* heap, fd (loc_made): the allocation (creation) stack */
   /* threads named anywhere, with ancestors */
   thread_info threads[32];
   int nthreads;
@@ -200,6 +201,18 @@ static void add_thread(report *r, uint32_t tid) {
 static void locate(report *r, uintptr_t addr) {
   rd_block b;
   r->loc_kind = "unknown";
+  uint32_t fd_ctx;
+  r->loc_fd = rd_fd_of(addr, &b.tid, &fd_ctx, &b.pc);
+  if (r->loc_fd >= 0) {
+    r->loc_kind = "fd";
+    r->loc_made = fd_ctx != 0;
+    if (r->loc_made) {
+      r->alloc_tid = b.tid;
+      stack_of(&r->alloc_st, fd_ctx, b.pc);
+      add_thread(r, b.tid);
+    }
+    return;
+  }
   if (rd_heap_find(addr, &b)) {
     r->loc_kind = "heap";
     r->loc_addr = b.addr;
@@ -392,6 +405,13 @@ static void render_accesses_text(const report *r, buf *b) {
   } else if (dc_streq(r->loc_kind, "stack") || dc_streq(r->loc_kind, "tls")) {
     bput(b, "  Location is %s of %s.\n\n", dc_streq(r->loc_kind, "tls") ? "TLS" : "stack",
          tname(r->alloc_tid, t1));
+  } else if (dc_streq(r->loc_kind, "fd") && r->loc_made) {
+    bput(b, "  Location is file descriptor %d created by %s at:\n", r->loc_fd,
+         tname(r->alloc_tid, t1));
+    put_stack_text(b, &r->alloc_st);
+    bput(b, "\n");
+  } else if (dc_streq(r->loc_kind, "fd")) {
+    bput(b, "  Location is file descriptor %d.\n\n", r->loc_fd);
   }
   for (int j = 0; j < r->nmtx; j++) {
     bput(b, "  Mutex M%d (%#lx)%s\n", j, (unsigned long)r->mtx[j],
@@ -470,10 +490,12 @@ static void render_raw_access(const report *r, buf *b) {
        r->loc_kind, r->loc_name, (unsigned long)r->loc_addr, (unsigned long)r->loc_size,
        (unsigned long)r->acc[0].addr);
   put_pc_json(b, dc_streq(r->loc_kind, "global") ? r->acc[0].addr : 0);
+  if (dc_streq(r->loc_kind, "fd")) bput(b, ",\"fd\":%d", r->loc_fd);
+  const int made = dc_streq(r->loc_kind, "fd") && r->loc_made;
   if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack") ||
-      dc_streq(r->loc_kind, "tls"))
+      dc_streq(r->loc_kind, "tls") || made)
     bput(b, ",\"allocated_by_thread\":%u", r->alloc_tid);
-  if (dc_streq(r->loc_kind, "heap")) {
+  if (dc_streq(r->loc_kind, "heap") || made) {
     bput(b, ",\"allocation_frames\":");
     put_pcs_json(b, &r->alloc_st);
   }
@@ -647,11 +669,11 @@ static void emit(dc_thread *t, const report *r) {
   if (raw_ch.fd == -2) {
     raw_ch.fd = -1;
     if (*dc_opt.raw_reports) {
-      int fd = open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      int fd = dc_open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
       else if (channel_same(&raw_ch, fd)) raw_ch.fd = fd;
       else { /* the number is the program's file now */
-        close(fd);
+        dc_close(fd);
         lose(&raw_ch);
       }
     }

@@ -69,16 +69,17 @@ typedef struct lr_thread {
 } lr_thread;
 
 typedef struct lr_location {
-  const char *kind; /* global, heap, stack, tls, unknown */
+  const char *kind; /* global, heap, stack, tls, fd, unknown */
+  int fd;           /* fd: the descriptor's number */
   const char *name; /* global: the variable ("" when unknown) */
   uint64_t address, size, access_address;
   /* global: the module holding it and the variable's offset in it */
   lr_frame data;
   const char *decl_file; /* global: where it is declared (DWARF), else NULL */
   int decl_line;
-  int has_thread;        /* heap: allocating thread; stack, tls: owner */
+  int has_thread;        /* heap, fd: allocating (creating) thread; stack, tls: owner */
   unsigned thread;
-  int has_alloc;         /* heap: allocation stack */
+  int has_alloc;         /* heap, fd: allocation (creation) stack */
   lr_stack alloc;
 } lr_location;
 

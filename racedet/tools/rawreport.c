@@ -362,9 +362,14 @@ static int raw_location(conv *c, const jval *root, lr_location *l) {
     return -1;
   if (kind) {
     if (strcmp(kind, "global") && strcmp(kind, "heap") && strcmp(kind, "stack") &&
-        strcmp(kind, "tls") && strcmp(kind, "unknown"))
-      return bad(c, "location.kind", "is not global, heap, stack, tls or unknown");
+        strcmp(kind, "tls") && strcmp(kind, "fd") && strcmp(kind, "unknown"))
+      return bad(c, "location.kind", "is not global, heap, stack, tls, fd or unknown");
     l->kind = kind;
+  }
+  if (kind && !strcmp(kind, "fd")) {
+    uint64_t fd;
+    if (field_uint(c, o, "fd", 65535, &fd, 1)) return -1;
+    l->fd = (int)fd;
   }
   if (name) l->name = name;
   l->address = addr;

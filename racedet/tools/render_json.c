@@ -4,10 +4,11 @@
  *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
- *  "location": {"kind": global|heap|stack|tls|unknown, "name", "address", "size",
+ *  "location": {"kind": global|heap|stack|tls|fd|unknown, "name", "address", "size",
  *     "module", "offset" (globals), "declared_file", "declared_line" (globals
- *     with DWARF), "allocated_by_thread", "allocation_frames" (heap),
- *     "thread" (stack, tls)},
+ *     with DWARF), "allocated_by_thread", "allocation_frames" (heap; fd,
+ *     its creation, when known), "thread" (stack, tls), "fd" (fd: the
+ *     descriptor's number)},
  *  "mutexes": [{"id": "M1", "address": "0x..", "creation_frames": [FRAME...]
  *     (where it was initialised, else first locked; [] when unknown)}]
  *     (every mutex either access held;
@@ -88,8 +89,11 @@ static void accesses(lr_buf *b, const lr_report *r) {
     lr_bjson_str(b, l->decl_file);
     lr_bput(b, ",\"declared_line\":%d", l->decl_line);
   }
+  if (!strcmp(l->kind, "fd")) lr_bput(b, ",\"fd\":%d", l->fd);
   if (l->has_thread)
-    lr_bput(b, ",\"%s\":%u", !strcmp(l->kind, "heap") ? "allocated_by_thread" : "thread", l->thread);
+    lr_bput(b, ",\"%s\":%u",
+            !strcmp(l->kind, "heap") || !strcmp(l->kind, "fd") ? "allocated_by_thread" : "thread",
+            l->thread);
   if (l->has_alloc) {
     lr_bputs(b, ",\"allocation_frames\":");
     frames(b, &l->alloc);

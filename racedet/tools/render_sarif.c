@@ -301,6 +301,8 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
     lr_bputs(&msg, ", on a thread's stack");
   else if (!strcmp(l->kind, "tls"))
     lr_bputs(&msg, ", on a thread-local variable");
+  else if (!strcmp(l->kind, "fd"))
+    lr_bput(&msg, ", on file descriptor %d", l->fd);
   lr_bputs(&msg, ".");
 
   if (s->n++) lr_bputs(b, ",");

@@ -167,6 +167,15 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
             l->has_thread ? lr_thread_name(r, l->thread, t) : "an unknown thread");
     if (l->has_alloc) put_stack(b, &l->alloc);
     lr_bputs(b, "\n");
+  } else if (!strcmp(l->kind, "fd")) {
+    lr_bput(b, "  Location is file descriptor %d", l->fd);
+    if (l->has_alloc && l->has_thread) {
+      lr_bput(b, " created by %s at:\n", lr_thread_name(r, l->thread, t));
+      put_stack(b, &l->alloc);
+      lr_bputs(b, "\n");
+    } else {
+      lr_bputs(b, ".\n\n");
+    }
   } else if (!strcmp(l->kind, "stack") || !strcmp(l->kind, "tls")) {
     const char *what = !strcmp(l->kind, "tls") ? "TLS" : "stack";
     if (l->has_thread)
