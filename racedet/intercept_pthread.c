@@ -139,6 +139,13 @@ DC_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *m, const struct times
   taken(A(m), r == 0, 1, 0, PC());
   return r;
 }
+DC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *m, clockid_t c,
+                                         const struct timespec *ts) {
+  REAL(int, pthread_rwlock_clockrdlock, pthread_rwlock_t *, clockid_t, const struct timespec *);
+  int r = real_pthread_rwlock_clockrdlock(m, c, ts);
+  taken(A(m), r == 0, 1, 0, PC());
+  return r;
+}
 DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
   int r = real_pthread_rwlock_wrlock(m);
@@ -154,6 +161,13 @@ DC_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *m) {
 DC_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *m, const struct timespec *ts) {
   REAL(int, pthread_rwlock_timedwrlock, pthread_rwlock_t *, const struct timespec *);
   int r = real_pthread_rwlock_timedwrlock(m, ts);
+  taken(A(m), r == 0, 0, 1, PC());
+  return r;
+}
+DC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *m, clockid_t c,
+                                         const struct timespec *ts) {
+  REAL(int, pthread_rwlock_clockwrlock, pthread_rwlock_t *, clockid_t, const struct timespec *);
+  int r = real_pthread_rwlock_clockwrlock(m, c, ts);
   taken(A(m), r == 0, 0, 1, PC());
   return r;
 }
