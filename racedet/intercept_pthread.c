@@ -312,6 +312,30 @@ DC_EXPORT int pthread_once(pthread_once_t *o, void (*fn)(void)) {
   return r;
 }
 
+/* ------------------------------------------------------------ C++ statics
+ * A function-local static's initialisation (the Itanium C++ ABI's guards,
+ * libstdc++'s guard.cc): the compiler checks the guard inline with an
+ * acquire load, which the instrumentation hands us (__tsan_atomic8_load),
+ * but the store that publishes it is __cxa_guard_release's, in the
+ * uninstrumented C++ runtime, and a thread that finds initialisation under
+ * way waits inside __cxa_guard_acquire on a futex.  Neither ordered
+ * anything: every thread's first use of a Meyers singleton raced with its
+ * constructor (tests/racedet/static_local_init.cc).  So the release is
+ * ours too, on the guard's address, where both the inline load and an
+ * acquire that returns 0 (initialised meanwhile by another thread) take it,
+ * as ThreadSanitizer does. */
+DC_EXPORT int __cxa_guard_acquire(uint64_t *g) {
+  REAL(int, __cxa_guard_acquire, uint64_t *);
+  const int r = real___cxa_guard_acquire(g);
+  if (!r) rd_acquire(A(g));
+  return r;
+}
+DC_EXPORT void __cxa_guard_release(uint64_t *g) {
+  REAL(void, __cxa_guard_release, uint64_t *);
+  rd_release(A(g));
+  real___cxa_guard_release(g);
+}
+
 /* ------------------------------------------------------------ semaphores */
 DC_EXPORT int sem_post(sem_t *s) {
   REAL(int, sem_post, sem_t *);
