@@ -7,11 +7,13 @@
  * first thread.  Records are never freed: contexts outlive their threads. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <string.h>
+#include <threads.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -301,15 +303,17 @@ static void *thread_start(void *p) {
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
-                             void *arg) {
+/* pthread_create and thrd_create: the thread, created by the caller at
+ * call_pc */
+static int create_thread(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                         void *arg, uintptr_t call_pc) {
   static pthread_create_fn real;
   if (!real) real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real) dc_die("dacce: cannot find the real pthread_create\n");
   start_arg *a = dc_alloc(sizeof *a); /* not a page of its own: no munmap, no TLB shootdown */
   a->fn = fn;
   a->arg = arg;
-  a->serial = new_child((uintptr_t)__builtin_return_address(0) - 1);
+  a->serial = new_child(call_pc);
   /* The thread starts with every signal blocked and takes its creator's
    * mask once it has a state: a signal sent to it at once (pthread_kill,
    * pthread_sigqueue right after pthread_create) would otherwise run its
@@ -335,6 +339,35 @@ DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
       detach_state == PTHREAD_CREATE_DETACHED)
     rd_thread_detached(serial); /* never joined, not a leak */
   return r;
+}
+
+DC_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                             void *arg) {
+  return create_thread(th, attr, fn, arg, (uintptr_t)__builtin_return_address(0) - 1);
+}
+
+/* C11's thrd_create: glibc's calls its internal pthread_create, out of our
+ * sight (the thread had no creator, no clock from it: false races on all
+ * it was given).  The thread runs fn, its int result carried as glibc's
+ * own C11 threads carry it (thrd_join reads it back: intercept_pthread.c);
+ * results mapped as glibc maps them. */
+typedef struct c11_start {
+  int (*fn)(void *);
+  void *arg;
+} c11_start;
+static void *c11_run(void *p) {
+  const c11_start s = *(c11_start *)p;
+  dc_free(p, sizeof s);
+  return (void *)(intptr_t)s.fn(s.arg);
+}
+DC_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg) {
+  c11_start *s = dc_alloc(sizeof *s);
+  s->fn = fn;
+  s->arg = arg;
+  const int r = create_thread((pthread_t *)th, 0, c11_run, s,
+                              (uintptr_t)__builtin_return_address(0) - 1);
+  if (r) dc_free(s, sizeof *s);
+  return r == 0 ? thrd_success : r == ENOMEM ? thrd_nomem : thrd_error;
 }
 
 /* ------------------------------------------------------------ fibers */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <threads.h>
 #include <time.h>
 
 #include "intercept.h"
@@ -424,3 +425,90 @@ DC_EXPORT int pthread_setname_np(pthread_t th, const char *name) {
   if (r == 0 && pthread_equal(th, pthread_self())) dc_thread_set_name(dc_cur()->serial, name);
   return r;
 }
+
+/* ------------------------------------------------------------ C11 threads
+ * glibc's <threads.h> calls its internal pthread functions, which no
+ * interceptor sees: every mtx_lock, cnd_wait and thrd_join ordered nothing
+ * (tests/racedet/c11_threads.c).  The same models as the pthread calls', at
+ * the C11 call's pc; the real C11 functions for locks and waits (their
+ * result codes), our pthread_once and pthread_join for call_once and
+ * thrd_join (thrd_create is with pthread_create, encoder/thread.c). */
+static int c11_result(int r) {
+  return r == 0 ? thrd_success : r == EBUSY ? thrd_busy : r == ETIMEDOUT ? thrd_timedout
+                                                                           : thrd_error;
+}
+DC_EXPORT int mtx_init(mtx_t *m, int type) {
+  REAL(int, mtx_init, mtx_t *, int);
+  created(A(m), PC());
+  return real_mtx_init(m, type);
+}
+DC_EXPORT void mtx_destroy(mtx_t *m) {
+  REAL(void, mtx_destroy, mtx_t *);
+  reset(A(m), PC());
+  real_mtx_destroy(m);
+}
+DC_EXPORT int mtx_lock(mtx_t *m) {
+  REAL(int, mtx_lock, mtx_t *);
+  const int r = real_mtx_lock(m);
+  locked(A(m), r == thrd_success, PC());
+  return r;
+}
+DC_EXPORT int mtx_trylock(mtx_t *m) {
+  REAL(int, mtx_trylock, mtx_t *);
+  const int r = real_mtx_trylock(m);
+  locked(A(m), r == thrd_success, PC());
+  return r;
+}
+DC_EXPORT int mtx_timedlock(mtx_t *m, const struct timespec *ts) {
+  REAL(int, mtx_timedlock, mtx_t *, const struct timespec *);
+  const int r = real_mtx_timedlock(m, ts);
+  locked(A(m), r == thrd_success, PC());
+  return r;
+}
+DC_EXPORT int mtx_unlock(mtx_t *m) {
+  REAL(int, mtx_unlock, mtx_t *);
+  unlocking(A(m), PC());
+  return real_mtx_unlock(m);
+}
+DC_EXPORT int cnd_init(cnd_t *c) {
+  REAL(int, cnd_init, cnd_t *);
+  reset(A(c), PC());
+  return real_cnd_init(c);
+}
+DC_EXPORT void cnd_destroy(cnd_t *c) {
+  REAL(void, cnd_destroy, cnd_t *);
+  reset(A(c), PC());
+  real_cnd_destroy(c);
+}
+DC_EXPORT int cnd_signal(cnd_t *c) {
+  REAL(int, cnd_signal, cnd_t *);
+  OBJ_READ(c);
+  return real_cnd_signal(c);
+}
+DC_EXPORT int cnd_broadcast(cnd_t *c) {
+  REAL(int, cnd_broadcast, cnd_t *);
+  OBJ_READ(c);
+  return real_cnd_broadcast(c);
+}
+DC_EXPORT int cnd_wait(cnd_t *cv, mtx_t *mx) {
+  REAL(int, cnd_wait, cnd_t *, mtx_t *);
+  pthread_cond_t *c = (pthread_cond_t *)cv;
+  pthread_mutex_t *m = (pthread_mutex_t *)mx;
+  COND_WAIT(real_cnd_wait(cv, mx));
+}
+DC_EXPORT int cnd_timedwait(cnd_t *cv, mtx_t *mx, const struct timespec *ts) {
+  REAL(int, cnd_timedwait, cnd_t *, mtx_t *, const struct timespec *);
+  pthread_cond_t *c = (pthread_cond_t *)cv;
+  pthread_mutex_t *m = (pthread_mutex_t *)mx;
+  COND_WAIT(real_cnd_timedwait(cv, mx, ts));
+}
+DC_EXPORT void call_once(once_flag *o, void (*fn)(void)) {
+  pthread_once((pthread_once_t *)o, fn);
+}
+DC_EXPORT int thrd_join(thrd_t th, int *res) {
+  void *ret;
+  const int r = pthread_join((pthread_t)th, &ret);
+  if (r == 0 && res) *res = (int)(intptr_t)ret;
+  return c11_result(r);
+}
+DC_EXPORT int thrd_detach(thrd_t th) { return c11_result(pthread_detach((pthread_t)th)); }
