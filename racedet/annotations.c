@@ -226,3 +226,29 @@ DC_EXPORT const char *ThreadSanitizerQuery(const char *query) {
   (void)query;
   return "0";
 }
+
+/* ------------------------------------------------------------ external races
+ * ThreadSanitizer's API for libraries that check the use of their own
+ * objects (sanitizer/tsan_interface.h: a container's read-only and
+ * modifying operations): each is a 1-byte read or write of the object's
+ * first byte at the pc of the library function that reports it, so two
+ * unordered operations, one modifying, are reported as a data race on the
+ * object, with both operations' full calling contexts.  The type tags are
+ * accepted (a distinct one per registration) but reports do not name them. */
+static _Atomic uintptr_t external_tags;
+DC_EXPORT void *__tsan_external_register_tag(const char *object_type) {
+  (void)object_type;
+  return (void *)(atomic_fetch_add(&external_tags, 1) + 1);
+}
+DC_EXPORT void __tsan_external_register_header(void *tag, const char *header) {
+  (void)tag, (void)header;
+}
+DC_EXPORT void __tsan_external_assign_tag(void *addr, void *tag) { (void)addr, (void)tag; }
+DC_EXPORT void __tsan_external_read(void *addr, void *caller_pc, void *tag) {
+  (void)caller_pc, (void)tag;
+  rd_access((uintptr_t)addr, 1, 0, PC());
+}
+DC_EXPORT void __tsan_external_write(void *addr, void *caller_pc, void *tag) {
+  (void)caller_pc, (void)tag;
+  rd_access((uintptr_t)addr, 1, 1, PC());
+}
