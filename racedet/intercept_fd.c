@@ -156,6 +156,24 @@ READ_LIKE(ssize_t, recvfrom,
 READ_LIKE(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), fd, (fd, m, f))
 READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v))
 
+/* epoll: what a thread registers (epoll_ctl, often with a pointer to its
+ * object in the event's data) comes before a wait that returns events, as
+ * in ThreadSanitizer: an event loop's worker that gets a connection object
+ * through epoll_wait reads what its registrar wrote (a false race before).
+ * A wait that returns no event orders nothing. */
+WRITE_LIKE(int, epoll_ctl, (int ep, int op, int fd, struct epoll_event *e), ep, (ep, op, fd, e))
+#define EPOLL_WAIT(name, params, args)                                            \
+  DC_EXPORT int name params {                                                     \
+    REAL(int, name, FD_UNPAREN params);                                           \
+    const uintptr_t k = fd_use(ep, 0, PC());                                      \
+    const int r = real_##name args;                                               \
+    if (k && r > 0 && syncing()) rd_acquire(k);                                   \
+    return r;                                                                     \
+  }
+EPOLL_WAIT(epoll_wait, (int ep, struct epoll_event *e, int n, int t), (ep, e, n, t))
+EPOLL_WAIT(epoll_pwait, (int ep, struct epoll_event *e, int n, int t, const sigset_t *s),
+           (ep, e, n, t, s))
+
 /* ------------------------------------------------------------ made and closed */
 DC_EXPORT int close(int fd) {
   REAL(int, close, int);
