@@ -115,7 +115,7 @@ int main(void) {
   printf("counters %ld %ld %ld item %ld once %ld results %d %d\n", n_lock, n_try, n_timed, item,
          inits, res[0], res[1]);
   phase(racy, res);
-  printf("%ld\n", last < 0 ? -1 : 0);
+  printf("%d\n", last < 0 ? -1 : 0);
   cnd_destroy(&cv);
   mtx_destroy(&mu);
   return 0;
