@@ -245,10 +245,14 @@ static int sym_frame(space *sp, const lr_frame *raw, lr_frame *out) {
 /* Is name one of the runtime's interceptors, whose accesses are reported at
  * their caller's call (memcpy, free, pthread_cond_signal, ...)? */
 static int interceptor_name(const char *name) {
-  static const char *const prefix[] = {"pthread_", "sem_", "mem", "str", "_Znw", "_Zna",
-                                       "_Zdl", "_Zda"}; /* operator new/delete, mangled */
-  static const char *const exact[] = {"free", "cfree", "realloc", "read", "write", "pread",
-                                      "pwrite", "readv", "writev", "recv", "send"};
+  static const char *const prefix[] = {"pthread_", "sem_", "mem", "str", "mtx_", "cnd_",
+                                       "_Znw", "_Zna", "_Zdl", "_Zda"}; /* new/delete, mangled */
+  static const char *const exact[] = {
+      "free",     "cfree",        "realloc",   "read",         "write",         "pread",
+      "pread64",  "pwrite",       "pwrite64",  "readv",        "writev",        "preadv",
+      "pwritev",  "recv",         "recvfrom",  "recvmsg",      "send",          "sendto",
+      "sendmsg",  "sendmmsg",     "eventfd_read", "eventfd_write", "close",     "dup",
+      "dup2",     "dup3",         "epoll_ctl", "epoll_wait",   "epoll_pwait"};
   for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
     if (!strncmp(name, prefix[i], strlen(prefix[i]))) return 1;
   for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
