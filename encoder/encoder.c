@@ -520,4 +520,12 @@ __attribute__((destructor)) static void dc_fini(void) {
   }
 }
 
-__attribute__((constructor)) static void dc_ctor(void) { dc_cur(); }
+/* The program's own hook, called once the runtime is up, as ThreadSanitizer
+ * calls it (sanitizer/tsan_interface.h); from the constructor, not from
+ * dc_init, which runs before the first thread has its state. */
+extern void __tsan_on_initialize(void) __attribute__((weak));
+
+__attribute__((constructor)) static void dc_ctor(void) {
+  dc_cur();
+  if (__tsan_on_initialize) __tsan_on_initialize();
+}
