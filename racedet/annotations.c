@@ -233,17 +233,32 @@ DC_EXPORT const char *ThreadSanitizerQuery(const char *query) {
  * modifying operations): each is a 1-byte read or write of the object's
  * first byte at the pc of the library function that reports it, so two
  * unordered operations, one modifying, are reported as a data race on the
- * object, with both operations' full calling contexts.  The type tags are
- * accepted (a distinct one per registration) but reports do not name them. */
-static _Atomic uintptr_t external_tags;
+ * object, with both operations' full calling contexts.  A registered tag
+ * names a type, and an object given a tag has its type named in the
+ * report's location (rd_external_type). */
+#define EXTERNAL_TAGS 1024
+static const char *external_type[EXTERNAL_TAGS]; /* tag - 1 -> the type's name */
+static _Atomic uint32_t external_tags;
+static rd_umap external_objects; /* object address -> tag */
+static _Atomic int external_lock;
+
 DC_EXPORT void *__tsan_external_register_tag(const char *object_type) {
-  (void)object_type;
-  return (void *)(atomic_fetch_add(&external_tags, 1) + 1);
+  const uint32_t i = atomic_fetch_add(&external_tags, 1);
+  if (i >= EXTERNAL_TAGS) return 0; /* (no tag: its objects are named by nothing) */
+  external_type[i] = object_type;
+  return (void *)(uintptr_t)(i + 1);
 }
 DC_EXPORT void __tsan_external_register_header(void *tag, const char *header) {
   (void)tag, (void)header;
 }
-DC_EXPORT void __tsan_external_assign_tag(void *addr, void *tag) { (void)addr, (void)tag; }
+DC_EXPORT void __tsan_external_assign_tag(void *addr, void *tag) {
+  if (!addr) return;
+  dc_lock(&external_lock);
+  rd_umap_ent *e = rd_umap_find(&external_objects, (uintptr_t)addr, tag != 0);
+  if (e && tag) e->a = (uintptr_t)tag;
+  else if (e) rd_umap_del(&external_objects, e);
+  dc_unlock(&external_lock);
+}
 DC_EXPORT void __tsan_external_read(void *addr, void *caller_pc, void *tag) {
   (void)caller_pc, (void)tag;
   rd_access((uintptr_t)addr, 1, 0, PC());
@@ -251,4 +266,17 @@ DC_EXPORT void __tsan_external_read(void *addr, void *caller_pc, void *tag) {
 DC_EXPORT void __tsan_external_write(void *addr, void *caller_pc, void *tag) {
   (void)caller_pc, (void)tag;
   rd_access((uintptr_t)addr, 1, 1, PC());
+}
+
+const char *rd_external_type(uintptr_t addr) {
+  if (!atomic_load_explicit(&external_tags, memory_order_relaxed)) return 0;
+  dc_lock(&external_lock);
+  const rd_umap_ent *e = rd_umap_find(&external_objects, addr, 0);
+  const uintptr_t tag = e ? (uintptr_t)e->a : 0;
+  dc_unlock(&external_lock);
+  return tag && tag <= EXTERNAL_TAGS ? external_type[tag - 1] : 0;
+}
+
+__attribute__((constructor)) static void external_locks(void) {
+  dc_atfork_register(DC_RANK_EXTERNAL, &external_lock, 1, 0);
 }

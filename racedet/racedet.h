@@ -377,5 +377,8 @@ int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
  * addr is in, with its creation (ctx 0: unknown), or -1. */
 #define RD_FD_MAX 65536
 int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc);
+/* The type name of the object at addr, given by ThreadSanitizer's
+ * external-race API (__tsan_external_assign_tag), or 0 (annotations.c). */
+const char *rd_external_type(uintptr_t addr);
 
 #endif

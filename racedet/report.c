@@ -51,6 +51,7 @@ typedef struct report {
   char loc_name[256];
   uintptr_t loc_addr, loc_size;
   int loc_fd, loc_made; /* fd: the number, and whether its creation is known */
+  const char *loc_type; /* the object's type (external-race API), or 0 */
   uint32_t alloc_tid;   /* heap, fd: the allocating (creating) thread; stack, tls: owner */
   stack alloc_st;       /* heap, fd (loc_made): the allocation (creation) stack */
   /* threads named anywhere, with ancestors */
@@ -413,6 +414,7 @@ static void render_accesses_text(const report *r, buf *b) {
   } else if (dc_streq(r->loc_kind, "fd")) {
     bput(b, "  Location is file descriptor %d.\n\n", r->loc_fd);
   }
+  if (r->loc_type) bput(b, "  Object of type '%s' (its library's external-race tag)\n\n", r->loc_type);
   for (int j = 0; j < r->nmtx; j++) {
     bput(b, "  Mutex M%d (%#lx)%s\n", j, (unsigned long)r->mtx[j],
          r->mtx_known[j] ? " created at:" : "");
@@ -449,6 +451,14 @@ static void put_pc_json(buf *b, uintptr_t pc) {
   }
   bput(b, "{\"pc\":\"%#lx\",\"module\":\"%s\",\"bias\":\"%#lx\"}", (unsigned long)pc, mod,
        (unsigned long)bias);
+}
+
+/* A program's string, quoted: JSON-safe as printable ASCII only. */
+static void put_str_json(buf *b, const char *s) {
+  bput(b, "\"");
+  for (const char *q = s; *q; q++)
+    bput(b, (*q == '"' || *q == '\\') ? "\\%c" : (*q >= 32 && *q < 127) ? "%c" : "?", *q);
+  bput(b, "\"");
 }
 
 static void put_pcs_json(buf *b, const stack *s) {
@@ -491,6 +501,10 @@ static void render_raw_access(const report *r, buf *b) {
        (unsigned long)r->acc[0].addr);
   put_pc_json(b, dc_streq(r->loc_kind, "global") ? r->acc[0].addr : 0);
   if (dc_streq(r->loc_kind, "fd")) bput(b, ",\"fd\":%d", r->loc_fd);
+  if (r->loc_type) {
+    bput(b, ",\"object_type\":");
+    put_str_json(b, r->loc_type);
+  }
   const int made = dc_streq(r->loc_kind, "fd") && r->loc_made;
   if (dc_streq(r->loc_kind, "heap") || dc_streq(r->loc_kind, "stack") ||
       dc_streq(r->loc_kind, "tls") || made)
@@ -529,10 +543,8 @@ static void put_threads_raw(const report *r, buf *b) {
   for (int i = 0; i < r->nthreads; i++) {
     const thread_info *ti = &r->threads[i];
     const char *nm = thread_name(ti->tid);
-    bput(b, "%s{\"id\":%u,\"name\":\"", i ? "," : "", ti->tid);
-    for (const char *q = nm; *q; q++) /* JSON-safe: printable ASCII only */
-      bput(b, (*q == '"' || *q == '\\') ? "\\%c" : (*q >= 32 && *q < 127) ? "%c" : "?", *q);
-    bput(b, "\"");
+    bput(b, "%s{\"id\":%u,\"name\":", i ? "," : "", ti->tid);
+    put_str_json(b, nm);
     if (ti->has_parent) {
       bput(b, ",\"parent\":%u,\"creation_frames\":", ti->parent);
       put_pcs_json(b, &ti->created);
@@ -649,6 +661,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     return;
   }
   locate(&r, cur->addr);
+  r.loc_type = rd_external_type(cur->addr);
   add_thread(&r, cur->tid);
   add_thread(&r, prev->tid);
   for (int k = 0; k < 2; k++) {

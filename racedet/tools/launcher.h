@@ -71,6 +71,7 @@ typedef struct lr_thread {
 typedef struct lr_location {
   const char *kind; /* global, heap, stack, tls, fd, unknown */
   int fd;           /* fd: the descriptor's number */
+  const char *object_type; /* the object's type (external-race API), or NULL */
   const char *name; /* global: the variable ("" when unknown) */
   uint64_t address, size, access_address;
   /* global: the module holding it and the variable's offset in it */

@@ -372,6 +372,7 @@ static int raw_location(conv *c, const jval *root, lr_location *l) {
     l->fd = (int)fd;
   }
   if (name) l->name = name;
+  if (get(o, "object_type") && field_str(c, o, "object_type", &l->object_type, 1)) return -1;
   l->address = addr;
   l->size = size;
   l->access_address = acc;

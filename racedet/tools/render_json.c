@@ -8,7 +8,8 @@
  *     "module", "offset" (globals), "declared_file", "declared_line" (globals
  *     with DWARF), "allocated_by_thread", "allocation_frames" (heap; fd,
  *     its creation, when known), "thread" (stack, tls), "fd" (fd: the
- *     descriptor's number)},
+ *     descriptor's number), "object_type" (an object tagged through the
+ *     external-race API)},
  *  "mutexes": [{"id": "M1", "address": "0x..", "creation_frames": [FRAME...]
  *     (where it was initialised, else first locked; [] when unknown)}]
  *     (every mutex either access held;
@@ -90,6 +91,10 @@ static void accesses(lr_buf *b, const lr_report *r) {
     lr_bput(b, ",\"declared_line\":%d", l->decl_line);
   }
   if (!strcmp(l->kind, "fd")) lr_bput(b, ",\"fd\":%d", l->fd);
+  if (l->object_type) {
+    lr_bputs(b, ",\"object_type\":");
+    lr_bjson_str(b, l->object_type);
+  }
   if (l->has_thread)
     lr_bput(b, ",\"%s\":%u",
             !strcmp(l->kind, "heap") || !strcmp(l->kind, "fd") ? "allocated_by_thread" : "thread",

@@ -303,6 +303,7 @@ void lr_sarif_add(lr_sarif *s, const lr_report *r) {
     lr_bputs(&msg, ", on a thread-local variable");
   else if (!strcmp(l->kind, "fd"))
     lr_bput(&msg, ", on file descriptor %d", l->fd);
+  if (l->object_type) lr_bput(&msg, " (an object of type '%s')", l->object_type);
   lr_bputs(&msg, ".");
 
   if (s->n++) lr_bputs(b, ",");

@@ -183,6 +183,8 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
     else
       lr_bput(b, "  Location is %s of an unknown thread.\n\n", what);
   }
+  if (l->object_type)
+    lr_bput(b, "  Object of type '%s' (its library's external-race tag)\n\n", l->object_type);
 
   for (int i = 0; i < r->nmutexes; i++) {
     const int known = r->mutex_created_known[i];

@@ -5,11 +5,13 @@
  * before it makes the threads (ordered); two finders' lookups are
  * read-only and race with nothing but the inserter's insert, which nothing
  * orders with them: the one race (one pair of contexts), reported with the
- * library functions and their callers.
+ * library functions and their callers, and the table's type as its library
+ * tagged it.
  *
  * EXPECT: race
  * EXPECT-CURRENT: table_insert inserter
  * EXPECT-PREVIOUS: table_find finder
+ * EXPECT-OBJECT-TYPE: demo::table
  * EXPECT-COUNT: 1
  */
 #include <pthread.h>

@@ -26,6 +26,8 @@ and check the expectations written in its header comment:
                              with others (no pc_merged)
   EXPECT-ABSENT: f           no frame of either access is f (no stale
                              frame of a function that has returned)
+  EXPECT-OBJECT-TYPE: t      the location names the object's type t (the
+                             external-race API's tag)
   EXPECT-PREVIOUS-AT: n k    the access whose stack EXPECT-PREVIOUS names was
                              of n bytes at offset k of its 8-byte granule
   EXPECT-MUTEX-CREATION: f   every mutex the report names has a creation
@@ -65,7 +67,7 @@ import tempfile
 
 
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
-         "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "PREVIOUS-AT",
+         "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD"}
 
 
@@ -184,6 +186,10 @@ def check_report(rep, exp):
             fr = rep[s]["frames"]
             if fr and name_matches(exp["EXACT"][0], fr[0].get("function")) and rep[s].get("pc_merged"):
                 why.append(f"the {s} access in {exp['EXACT'][0]} is marked pc_merged")
+    if "OBJECT-TYPE" in exp:
+        got = rep.get("location", {}).get("object_type")
+        if got != exp["OBJECT-TYPE"][0]:
+            why.append(f"object type {got!r}, expected {exp['OBJECT-TYPE'][0]!r}")
     if "ABSENT" in exp:
         for side in ("current", "previous"):
             names = [f.get("function") or "" for f in rep[side]["frames"]]
