@@ -95,12 +95,14 @@ static uintptr_t fd_use(int fd, int is_write, uintptr_t pc) {
   return k;
 }
 
-/* fd was just made by the interceptor's caller (at pc) */
-static void fd_made(int fd, uintptr_t pc) {
+/* fd, as a call that makes one returned it (negative: none made), was just
+ * made by the interceptor's caller (at pc); returns fd */
+static int fd_made(int fd, uintptr_t pc) {
   dc_thread *t;
-  if (!tracked(fd, &t)) return;
+  if (!tracked(fd, &t)) return fd;
   const uintptr_t k = key_of(fd);
   if (k) fd_fresh(fd, k, t, pc, 1);
+  return fd;
 }
 
 int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc) {
@@ -185,9 +187,7 @@ DC_EXPORT int close(int fd) {
 #define MAKES_FD(name, params, args)                                              \
   DC_EXPORT int name params {                                                     \
     REAL(int, name, FD_UNPAREN params);                                           \
-    const int made = real_##name args;                                            \
-    if (made >= 0) fd_made(made, PC());                                           \
-    return made;                                                                  \
+    return fd_made(real_##name args, PC());                                       \
   }
 MAKES_FD(socket, (int d, int t, int p), (d, t, p))
 MAKES_FD(accept, (int fd, struct sockaddr *a, socklen_t *l), (fd, a, l))
@@ -196,36 +196,25 @@ MAKES_FD(eventfd, (unsigned v, int f), (v, f))
 MAKES_FD(epoll_create1, (int f), (f))
 MAKES_FD(creat, (const char *p, mode_t m), (p, m))
 
-/* open and openat take a mode only with O_CREAT or O_TMPFILE */
+/* open and openat take a mode only with O_CREAT or O_TMPFILE (params end
+ * with int flags; types: theirs) */
 static mode_t mode_arg(int flags, va_list ap) {
   return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
-#define OPEN(name)                                                                \
-  DC_EXPORT int name(const char *path, int flags, ...) {                          \
-    REAL(int, name, const char *, int, ...);                                      \
+#define OPEN(name, params, types, args)                                           \
+  DC_EXPORT int name(FD_UNPAREN params, ...) {                                    \
+    REAL(int, name, FD_UNPAREN types, ...);                                       \
     va_list ap;                                                                   \
     va_start(ap, flags);                                                          \
     const mode_t m = mode_arg(flags, ap);                                         \
     va_end(ap);                                                                   \
-    const int fd = real_##name(path, flags, m);                                   \
-    if (fd >= 0) fd_made(fd, PC());                                               \
-    return fd;                                                                    \
+    return fd_made(real_##name(FD_UNPAREN args, m), PC());                        \
   }
-#define OPENAT(name)                                                              \
-  DC_EXPORT int name(int dir, const char *path, int flags, ...) {                 \
-    REAL(int, name, int, const char *, int, ...);                                 \
-    va_list ap;                                                                   \
-    va_start(ap, flags);                                                          \
-    const mode_t m = mode_arg(flags, ap);                                         \
-    va_end(ap);                                                                   \
-    const int fd = real_##name(dir, path, flags, m);                              \
-    if (fd >= 0) fd_made(fd, PC());                                               \
-    return fd;                                                                    \
-  }
-OPEN(open)
-OPEN(open64)
-OPENAT(openat)
-OPENAT(openat64)
+OPEN(open, (const char *path, int flags), (const char *, int), (path, flags))
+OPEN(open64, (const char *path, int flags), (const char *, int), (path, flags))
+OPEN(openat, (int dir, const char *path, int flags), (int, const char *, int), (dir, path, flags))
+OPEN(openat64, (int dir, const char *path, int flags), (int, const char *, int),
+     (dir, path, flags))
 
 /* calls that fill two descriptors */
 #define MAKES_FD2(name, params, args, pair)                                       \
@@ -247,9 +236,7 @@ MAKES_FD2(socketpair, (int d, int t, int pr, int sv[2]), (d, t, pr, sv), sv)
 DC_EXPORT int dup(int old) {
   REAL(int, dup, int);
   fd_use(old, 0, PC());
-  const int fd = real_dup(old);
-  if (fd >= 0) fd_made(fd, PC());
-  return fd;
+  return fd_made(real_dup(old), PC());
 }
 static void dup_onto(int old, int fd, uintptr_t pc) {
   fd_use(old, 0, pc);
@@ -259,13 +246,10 @@ DC_EXPORT int dup2(int old, int fd) {
   REAL(int, dup2, int, int);
   dup_onto(old, fd, PC());
   const int r = real_dup2(old, fd);
-  if (r >= 0 && r != old) fd_made(r, PC());
-  return r;
+  return r == old ? r : fd_made(r, PC()); /* onto itself: nothing made */
 }
 DC_EXPORT int dup3(int old, int fd, int flags) {
   REAL(int, dup3, int, int, int);
   dup_onto(old, fd, PC());
-  const int r = real_dup3(old, fd, flags);
-  if (r >= 0) fd_made(r, PC());
-  return r;
+  return fd_made(real_dup3(old, fd, flags), PC());
 }
