@@ -2,21 +2,20 @@
  * writer writes data, then does a release store to a word of a mapping,
  * unmaps the mapping and maps fresh memory at the same address with the raw
  * system call (unseen by the runtime).  The reader, which waits on a
- * relaxed flag (no happens-before), does an acquire load of that word: it
- * reads the fresh mapping's zero, not the writer's store, so it synchronises
- * with nothing, and its read of data races with the writer's write.  A
+ * relaxed flag (no happens-before; relaxed_handoff.h), does an acquire
+ * load of that word: it reads the fresh mapping's zero, not the writer's
+ * store, so it synchronises with nothing, and its read of data races with
+ * the writer's write.  A
  * runtime that kept the word's release clock past the munmap would let the
  * acquire take it, and report nothing.
  *
  * EXPECT: race
- * EXPECT-CURRENT: read_data reader
- * EXPECT-PREVIOUS: write_data writer
+ * EXPECT-CURRENT: read_data reader_work reader
+ * EXPECT-PREVIOUS: write_data writer_work writer
  * EXPECT-LOCATION: global data
  * EXPECT-COUNT: 1
  */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +25,13 @@
 
 #define SIZE 4096
 
-long data, sink;
-static _Atomic(_Atomic long *) ready;
+long data;
+static _Atomic(_Atomic long *) word; /* the word of the fresh mapping */
 
 __attribute__((noinline)) static void write_data(void) { data = 42; }
 __attribute__((noinline)) static long read_data(void) { return data; }
 
-static void *writer(void *arg) {
-  (void)arg;
+__attribute__((noinline)) static void writer_work(void) {
   char *p = mmap(0, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) exit(2);
   write_data();
@@ -45,25 +43,14 @@ static void *writer(void *arg) {
     fprintf(stderr, "the address was taken in between\n");
     exit(2);
   }
-  atomic_store_explicit(&ready, (_Atomic long *)q, memory_order_relaxed);
-  return NULL;
+  atomic_store_explicit(&word, (_Atomic long *)q, memory_order_relaxed);
 }
 
-static void *reader(void *arg) {
-  (void)arg;
-  _Atomic long *w;
-  while (!(w = atomic_load_explicit(&ready, memory_order_relaxed))) sched_yield();
-  if (atomic_load_explicit(w, memory_order_acquire) != 0) exit(2);
-  sink = read_data();
-  return NULL;
+__attribute__((noinline)) static long reader_work(void) {
+  _Atomic long *w = atomic_load_explicit(&word, memory_order_relaxed);
+  if (!w || atomic_load_explicit(w, memory_order_acquire) != 0) exit(2);
+  return read_data();
 }
 
-int main(void) {
-  pthread_t a, b;
-  pthread_create(&a, NULL, writer, NULL);
-  pthread_create(&b, NULL, reader, NULL);
-  pthread_join(a, NULL);
-  pthread_join(b, NULL);
-  printf("%ld\n", sink);
-  return 0;
-}
+/* the reader starts after the writer, through a relaxed flag */
+#include "relaxed_handoff.h"

@@ -8,20 +8,17 @@
  * writer's racing store comes right after such a return, with no call in
  * between (a call's entry hook would drop a frame left dead): had the
  * return hook popped nothing, the store's stack would still hold jump_out
- * (under writer_step, the store's pc); had it popped two, writer_step's
- * frame would be missing.  Before it,
- * the same returns from two and three levels down.
+ * (under writer_work, the store's pc); had it popped two, writer_work's
+ * frame would be missing.  Before it, the same returns from two and three
+ * levels down.  The reader reads after it (relaxed_handoff.h).
  *
  * EXPECT: race
- * EXPECT-CURRENT: writer_step writer
- * EXPECT-PREVIOUS: read_shared reader
+ * EXPECT-CURRENT: reader_work reader
+ * EXPECT-PREVIOUS: writer_work writer
  * EXPECT-ABSENT: jump_out
  * EXPECT-COUNT: 1
  */
-#include <pthread.h>
-#include <stdio.h>
-
-long mark[64], shared, sink;
+long mark[64], shared;
 
 /* void jump_out(void): enters, then leaves as gcc -O2 compiles a void
  * function: its frame popped, then a jump to the exit hook */
@@ -44,32 +41,12 @@ __attribute__((noinline)) void step_in(int i) {
   mark[i] += 1;
 }
 
-__attribute__((noinline)) void writer_step(void) {
+__attribute__((noinline)) static void writer_work(void) {
   for (int i = 0; i < 64; i++) step_in(i);
   jump_out();
   shared = 1;
 }
 
-__attribute__((noinline)) long read_shared(void) { return shared; }
+__attribute__((noinline)) static long reader_work(void) { return shared; }
 
-static void *writer(void *arg) {
-  (void)arg;
-  writer_step();
-  return NULL;
-}
-
-static void *reader(void *arg) {
-  (void)arg;
-  sink += read_shared();
-  return NULL;
-}
-
-int main(void) {
-  pthread_t a, b;
-  pthread_create(&a, NULL, writer, NULL);
-  pthread_create(&b, NULL, reader, NULL);
-  pthread_join(a, NULL);
-  pthread_join(b, NULL);
-  printf("%ld\n", sink);
-  return 0;
-}
+#include "relaxed_handoff.h"
