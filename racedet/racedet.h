@@ -334,6 +334,8 @@ int rd_reports_unseen(void); /* reports went to stderr: the launcher's channel w
 /* A thread that finished unjoined and undetached (thread_end.c), with the number
  * of other such threads created at the same place. */
 DC_COLD void rd_report_leak(uint32_t serial, uint32_t similar);
+/* what leaks are grouped by: the hash of the thread's creation stack, decoded */
+uint64_t rd_creation_hash(uint32_t serial);
 /* ------------------------------------------------------------ side tables (umap.c) */
 typedef struct rd_umap_ent {
   uintptr_t key; /* nonzero */

@@ -175,6 +175,17 @@ static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
   stack_of_ctx(s, &dc, pc);
 }
 
+/* The stack a thread was created at: its creator's at pthread_create,
+ * whose pc is the last call site decoded. */
+static void creation_stack(stack *s, const dc_thread_rec *rec) {
+  if (dc_capture_mode == DC_CAPTURE_CCT) /* the creator's tree node */
+    s->n = rd_capture_frames(rec->created_at.cc, rec->created_pc, s->pc, MAXF, &s->truncated);
+  else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
+    s->not_captured = 1;
+  else
+    stack_of_ctx(s, &rec->created_at, rec->created_pc);
+}
+
 static void add_thread(report *r, uint32_t tid) {
   /* the thread and its ancestors, each once */
   for (int hops = 0; hops < 32; hops++) {
@@ -187,16 +198,25 @@ static void add_thread(report *r, uint32_t tid) {
     ti->has_parent = rec->has_creator;
     if (!rec->has_creator) return;
     ti->parent = rec->parent;
-    /* the pc of the pthread_create call is the last call site decoded */
-    if (dc_capture_mode == DC_CAPTURE_CCT) /* the creator's tree node */
-      ti->created.n = rd_capture_frames(rec->created_at.cc, rec->created_pc, ti->created.pc, MAXF,
-                                        &ti->created.truncated);
-    else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
-      ti->created.not_captured = 1;
-    else
-      stack_of_ctx(&ti->created, &rec->created_at, rec->created_pc);
+    creation_stack(&ti->created, rec);
     tid = rec->parent;
   }
+}
+
+/* Leaked threads are grouped by the stack they were created at as a report
+ * shows it, decoded: the same call made under another dictionary (a
+ * re-encoding between two rounds of thread creation) is encoded otherwise
+ * and is the same place. */
+uint64_t rd_creation_hash(uint32_t serial) {
+  static stack s;
+  dc_lock(&report_lock);
+  const dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
+  s.n = s.truncated = s.error = s.not_captured = 0;
+  creation_stack(&s, rec);
+  /* (capture=stackwalk keeps no creation stack: the pthread_create call) */
+  const uint64_t h = s.n ? dc_hash(s.pc, (size_t)s.n * sizeof s.pc[0]) : rec->created_pc;
+  dc_unlock(&report_lock);
+  return h;
 }
 
 static void locate(report *r, uintptr_t addr) {

@@ -102,15 +102,6 @@ void rd_thread_ends_forget_all(uint32_t self) {
   rd_umap_clear(&ids);
 }
 
-/* The creation stack a leak is grouped by: where and in which context its
- * creator called pthread_create. */
-static uint64_t creation_key(uint32_t serial) {
-  const dc_thread_rec *rec = rec_of(serial);
-  uint64_t k[4] = {rec->created_pc, rec->created_at.id,
-                   (uint64_t)rec->created_at.node << 32 | rec->created_at.cc, rec->created_at.ts};
-  return dc_hash(k, sizeof k);
-}
-
 static int leaked(uint32_t serial) {
   /* the main thread (pthread_exit in main): nobody joins it */
   return serial != 0 && (rec_of(serial)->end_state & (FINISHED | DETACHED | JOINED | NOT_OURS)) ==
@@ -133,7 +124,7 @@ void rd_report_leaks(void) {
   for (uint32_t i = 0; i < total; i++)
     if (leaked(i)) serial[n++] = i;
   dc_unlock(&lock);
-  for (uint32_t i = 0; i < n; i++) key[i] = creation_key(serial[i]);
+  for (uint32_t i = 0; i < n; i++) key[i] = rd_creation_hash(serial[i]);
   for (uint32_t i = 0; i < n; i++) {
     if (!serial[i]) continue; /* counted in an earlier group */
     uint32_t similar = 0;
