@@ -39,6 +39,7 @@ void rd_init(void);
 uint64_t rd_reports_count(void);
 void rd_report_leaks(void); /* racedet/thread_end.c */
 int rd_reports_unseen(void);
+int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
 static _Atomic int init_state; /* 0 none, 1 running, 2 done */
 static _Atomic uint64_t g_calls, g_cc_pushes, g_cc_depth_sum, g_cc_depth_samples;
@@ -493,6 +494,8 @@ static void print_stats(void) {
               (unsigned long long)s.verified, (unsigned long long)s.mismatches);
 }
 
+extern int __tsan_on_finalize(int failed) __attribute__((weak));
+
 /* At exit: statistics, the dump, then the exit status.  A verification
  * failure wins over races.  _exit skips stdio's own flush, so flush first. */
 __attribute__((destructor)) static void dc_fini(void) {
@@ -508,15 +511,23 @@ __attribute__((destructor)) static void dc_fini(void) {
   dc_options_program_defaults();
   if (dc_opt.report_thread_leaks) rd_report_leaks();
   uint64_t races = rd_reports_count();
-  if (races) {
-    if (dc_opt.report_text)
-      dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
-    /* reports the launcher never saw (its channel was lost) decide the
-     * status here, or a run with races would pass */
-    if (dc_opt.override_exit_status || rd_reports_unseen()) {
-      fflush(NULL);
-      _exit(dc_opt.exitcode);
-    }
+  if (races && dc_opt.report_text)
+    dc_printf("==dacce== reported %llu warning%s\n", (unsigned long long)races, races > 1 ? "s" : "");
+  /* The program's hook may change the verdict, as under ThreadSanitizer
+   * (its return value decides between exitcode and the program's own
+   * status); the launcher is told, and decides so too. */
+  const int failed = races != 0;
+  int verdict = failed, told = 0;
+  if (__tsan_on_finalize) {
+    verdict = __tsan_on_finalize(failed) != 0;
+    if (verdict != failed) told = rd_report_verdict(failed, verdict);
+  }
+  /* reports the launcher never saw (its channel was lost) decide the
+   * status here, or a run with races would pass; so does a verdict it was
+   * not told */
+  if (verdict && (dc_opt.override_exit_status || rd_reports_unseen() || (!failed && !told))) {
+    fflush(NULL);
+    _exit(dc_opt.exitcode);
   }
 }
 

@@ -363,6 +363,8 @@ int rd_thread_is_detached(uint32_t serial);
 void rd_thread_joined(uintptr_t th, uint32_t serial); /* a join of th succeeded */
 void rd_thread_ends_forget_all(uint32_t self); /* a fork child */
 void rd_report_leaks(void);     /* at exit */
+/* at exit, a verdict __tsan_on_finalize changed: tells the launcher (1) */
+int rd_report_verdict(int failed, int verdict);
 uint64_t rd_reports_count(void);
 
 /* Benign races declared with AnnotateBenignRace[Sized] (annotations.c). */

@@ -693,12 +693,9 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   emit(t, &r);
 }
 
-/* Write report r (raw for the launcher, text) and count it; then halt if
- * asked.  Called holding report_lock and inside the runtime; returns
- * having released both. */
-static void emit(dc_thread *t, const report *r) {
-  static char text[1 << 24];
-  buf b = {text, 0, sizeof text};
+/* The raw channel, opened at its first use (with report_lock held): is it
+ * there, and still the launcher's? */
+static int raw_ready(void) {
   if (raw_ch.fd == -2) {
     raw_ch.fd = -1;
     if (*dc_opt.raw_reports) {
@@ -712,7 +709,33 @@ static void emit(dc_thread *t, const report *r) {
     }
   }
   if (raw_ch.fd >= 0 && !channel_same(&raw_ch, raw_ch.fd)) lose(&raw_ch);
-  if (raw_ch.fd >= 0) {
+  return raw_ch.fd >= 0;
+}
+
+/* The program's __tsan_on_finalize changed the verdict at exit (failed:
+ * whether races were reported; verdict: what the hook returned): tell the
+ * launcher, which then decides the exit status by the verdict (a record,
+ * not a report: no acknowledgement).  Returns whether it was told. */
+int rd_report_verdict(int failed, int verdict) {
+  dc_lock(&report_lock);
+  const int told = raw_ready();
+  if (told) {
+    char line[96];
+    int n = snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
+                     (int)getpid(), failed, verdict);
+    write_all(raw_ch.fd, line, (size_t)n);
+  }
+  dc_unlock(&report_lock);
+  return told;
+}
+
+/* Write report r (raw for the launcher, text) and count it; then halt if
+ * asked.  Called holding report_lock and inside the runtime; returns
+ * having released both. */
+static void emit(dc_thread *t, const report *r) {
+  static char text[1 << 24];
+  buf b = {text, 0, sizeof text};
+  if (raw_ready()) {
     render_raw(r, &b);
     emit_raw(raw_ch.fd, text, b.n);
     b.n = 0;

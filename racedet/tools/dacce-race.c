@@ -531,7 +531,8 @@ static struct {
   pid_t child;
   int halted;
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
-} R;
+  int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
+} R = {.verdict = -1};
 
 /* The runtime waits after each raw report until it was printed: one byte
  * per report (racedet/report.c wait_ack).  Never blocking: a runtime that
@@ -540,8 +541,21 @@ static void ack(void) {
   if (R.ack_fd > 0 && write(R.ack_fd, "", 1) < 0 && errno != EAGAIN) R.ack_fd = -1;
 }
 
+/* The runtime's record of a verdict __tsan_on_finalize changed at exit
+ * (racedet/report.c rd_report_verdict): the program's own process only, a
+ * forked child's exit decides nothing.  Not a report: no acknowledgement. */
+static int handle_verdict(const char *line) {
+  int pid, failed, verdict;
+  if (sscanf(line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}", &pid,
+             &failed, &verdict) != 3)
+    return 0;
+  if (pid == R.child) R.verdict = verdict != 0;
+  return 1;
+}
+
 static void handle_report(const char *line, size_t len);
 static void handle_line(const char *line, size_t len) {
+  if (handle_verdict(line)) return;
   handle_report(line, len);
   ack();
 }
@@ -761,8 +775,11 @@ static int exit_status(const program *p, int status) {
             abbrev ? abbrev : "?");
     return 128 + sig;
   }
-  if (R.printed) return opt.exitcode;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  /* the program's __tsan_on_finalize overrode the verdict: a failure is
+   * exitcode; a pass is the program's own status, which the runtime left */
+  if (R.verdict >= 0) return R.verdict ? opt.exitcode : code;
+  if (R.printed) return opt.exitcode;
   /* Reports were found but all suppressed: a runtime without
    * override_exit_status replaced the program's status by exitcode at exit;
    * the program's own status is lost, take it as success. */

@@ -5,10 +5,14 @@ A clean program's own status passes through (0, 3); races give the
 exitcode option (66, --exitcode, DACCE_RACE_OPTIONS); a program killed by
 SIGSEGV after a race has its report printed (text and JSON) and dacce-race
 says so and exits 139; --halt-on-error stops at the first report, in the
-runtime or, with suppressions, in the launcher.
+runtime or, with suppressions, in the launcher.  A program's
+__tsan_on_finalize is called with whether races were reported, and a
+verdict it changes decides: a pass leaves the program's own status, a
+failure is the exitcode (with the launcher and without).
 """
 import os
 import re
+import subprocess
 
 from lrtest import HERE, Test, text_reports
 
@@ -32,6 +36,27 @@ t.check_status(r, 0, "race with --exitcode 0")
 t.check(len(text_reports(r.stderr)) == 1, "race with --exitcode 0: still reported", r.stderr)
 r = t.run([prog, "race"], env={"DACCE_RACE_OPTIONS": "exitcode=7"})
 t.check_status(r, 7, "race with DACCE_RACE_OPTIONS=exitcode=7")
+
+# ---------------------------------------------------------------- __tsan_on_finalize
+fin = t.build(os.path.join(HERE, "finalize_prog.c"), f"finalize_prog_{t.cc}")
+for mode, verdict, status, want in (("race", None, 5, 66), ("race", "0", 5, 5),
+                                    ("clean", None, 3, 3), ("clean", "1", 3, 66),
+                                    ("race", "1", 0, 66), ("clean", "0", 4, 4)):
+    what = f"on_finalize: {mode}, hook returns {verdict or 'its argument'}"
+    r = t.run([fin, mode, str(status)],
+              env={"FINALIZE_VERDICT": verdict} if verdict else None, unset=("FINALIZE_VERDICT",))
+    t.check_status(r, want, what)
+    t.check_in(f"on_finalize({int(mode == 'race')})", r.stderr, f"{what}: the hook's argument")
+    t.check((len(text_reports(r.stderr)) > 0) == (mode == "race"), f"{what}: reports", r.stderr)
+# without the launcher: the runtime applies a changed verdict itself
+e = {k: v for k, v in os.environ.items() if k not in ("DACCE_OPTIONS", "FINALIZE_VERDICT")}
+r = subprocess.run([fin, "clean", "3"], env={**e, "FINALIZE_VERDICT": "1"},
+                   capture_output=True, text=True, timeout=120)
+t.check_status(r, 66, "on_finalize without the launcher: clean, hook returns 1")
+r = subprocess.run([fin, "race", "5"], env={**e, "FINALIZE_VERDICT": "0",
+                                           "DACCE_OPTIONS": "override_exit_status=1"},
+                   capture_output=True, text=True, timeout=120)
+t.check_status(r, 5, "on_finalize without the launcher: race, override_exit_status, hook 0")
 
 # ---------------------------------------------------------------- killed by a signal
 js = os.path.join(t.tmp, "segv.jsonl")
