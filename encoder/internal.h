@@ -512,6 +512,7 @@ typedef struct dc_thread {
   /* statistics (thread-local, summed at exit; calls and pushes also in tick) */
   uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
+  uint32_t exit_rounds; /* thread-specific-data destructor rounds seen at its exit (thread.c) */
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];

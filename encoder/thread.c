@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -153,8 +154,24 @@ void dc_threads_flag(uint32_t bits) {
 /* The calling thread leaves state from for state to (fibers, below). */
 static void state_switch(dc_thread *from, dc_thread *to, unsigned flags);
 
+static pthread_key_t exit_key_made(void);
+
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
+  /* The program's own thread-specific-data destructors run in the same
+   * rounds as this one, in the order their keys were made, and ours was
+   * made when the first thread started: nearly always first.  What they
+   * do is the thread's too, and must come before its end: libstdc++'s
+   * std::notify_all_at_thread_exit unlocks its mutex in such a destructor,
+   * and that unlock, made after our end, ordered nothing (a false race
+   * between the thread's last writes and the waiter's reads).  So the end
+   * waits for the last round, the key set again in each one before it, as
+   * ThreadSanitizer's does; a destructor that sets its own key again
+   * until then still runs after it (dc_dead_thread). */
+  if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && dc_tls != &dc_dead_thread) {
+    pthread_setspecific(exit_key_made(), t);
+    return;
+  }
   /* A thread that ends in a fiber switches back to itself first, with
    * synchronisation: what it did in the fiber comes before its end too. */
   if (dc_tls != t && dc_tls != &dc_dead_thread && dc_tls != &dc_unborn_thread)

@@ -1,7 +1,10 @@
 /* key_destructor_late.c: a program's thread-specific-data destructor that
- * runs after the runtime's own thread end (keys are destroyed in the order
- * they were made, and the runtime makes its key when the first thread
- * starts).  The thread's state is gone by then (dc_dead_thread) and what it
+ * runs after the runtime's own thread end: it sets its key again in every
+ * round of destructors but the last, and in the last one the runtime's
+ * runs first (keys are destroyed in the order they were made, and the
+ * runtime makes its key when the first thread starts; it waits for the
+ * last round, key_destructor_sync.c).  The thread's state is gone by then
+ * (dc_dead_thread) and what it
  * does is ignored, but it still goes through the instrumentation and the
  * interceptors.  The destructor reads a global with the size and kind of
  * main's earlier read (the cell then looked like the dead thread's own from
@@ -15,6 +18,7 @@
  *
  * EXPECT: clean
  */
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -31,7 +35,13 @@ static long sum, atomic_sum;
 
 static void *child(void *a) { return a; }
 
+static __thread int rounds;
+
 static void late(void *p) {
+  if (++rounds < PTHREAD_DESTRUCTOR_ITERATIONS) { /* the last round only */
+    pthread_setspecific(key, p);
+    return;
+  }
   volatile long v = *(long *)p; /* g, as main read it */
   char *b = malloc(32);
   for (int i = 0; i < 32; i++) b[i] = (char)i;
