@@ -64,8 +64,9 @@ import sys
 import tempfile
 import time
 
+import gcc_source
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARBALL = "/usr/src/gcc-12/gcc-12.2.0-dfsg.tar.xz"
 TOP = "gcc-12.2.0/gcc/testsuite"
 SUITES = [  # directory, file glob, languages it is compiled as (tsan.exp)
     ("c-c++-common/tsan", "*.c", ("c", "c++")),
@@ -521,37 +522,19 @@ def summarize(reports):
 INCLUDED = ["g++.dg/pr69667.C", "gcc.c-torture/compile/pr89280.c"]
 
 
-def extract(cache):
-    """extract the tests once into CACHE (atomically: concurrent runs share it)"""
-    members = ["%s/%s/*" % (TOP, d) for d, _, _ in SUITES] + ["%s/%s" % (TOP, f) for f in INCLUDED]
-    stamp = os.path.join(cache, ".extracted")
-    if os.path.exists(stamp) and open(stamp).read() == "\n".join(members):
-        return
-    if not os.path.exists(TARBALL) and os.geteuid() == 0:
-        # the README's install step and .ci/packages bring it; install it here
-        # when missing (as root), so the suite is never skipped silently
-        subprocess.run(["apt-get", "install", "-y", "-qq", "gcc-12-source"],
-                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
-    if not os.path.exists(TARBALL):
-        print("%s missing: apt-get install -y gcc-12-source" % TARBALL)
-        sys.exit(77)
-    os.makedirs(os.path.dirname(cache), exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="extract-", dir=os.path.dirname(cache))
-    subprocess.run(["tar", "-xJf", TARBALL, "-C", tmp, "--wildcards"] + members, check=True)
-    # every relative #include must resolve
+def check_includes(tmp):
+    """every relative #include of the extracted tests must resolve"""
     for d, pat, _ in SUITES:
         for path in glob.glob(os.path.join(tmp, TOP, d, pat)):
             for inc in re.findall(r'^#include "([^"]+)"', open(path, errors="replace").read(), re.M):
                 if not os.path.exists(os.path.join(os.path.dirname(path), inc)):
                     print("warning: %s includes %s, not extracted" % (path, inc), file=sys.stderr)
-    with open(os.path.join(tmp, ".extracted"), "w") as f:
-        f.write("\n".join(members))
-    shutil.rmtree(cache, ignore_errors=True)
-    try:
-        os.rename(tmp, cache)
-    except OSError:  # another run got there first
-        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def extract(cache):
+    """extract the tests once into CACHE"""
+    members = ["%s/%s/*" % (TOP, d) for d, _, _ in SUITES] + ["%s/%s" % (TOP, f) for f in INCLUDED]
+    gcc_source.extract(cache, members, check_includes)
 
 
 def variants(cache, name_filter):
