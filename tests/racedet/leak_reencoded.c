@@ -12,10 +12,10 @@
  * EXPECT-CREATION: spawn_leaky
  * EXPECT-STDOUT: re-encoded
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <unistd.h>
+
+#include "live_tasks.h"
 
 #include "../../encoder/include/dacce.h"
 
@@ -28,14 +28,6 @@ __attribute__((noinline)) static void churn_leaf(int i) { sink += i; }
 __attribute__((noinline)) static void churn_mid(int i) { churn_leaf(i); }
 __attribute__((noinline)) static void churn(void) {
   for (int i = 0; i < 4096; i++) churn_mid(i);
-}
-
-static int live_tasks(void) {
-  DIR *d = opendir("/proc/self/task");
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
-  if (d) closedir(d);
-  return n;
 }
 
 static dacce_stats before, after;
@@ -55,7 +47,7 @@ int main(void) {
     spawn_leaky(&leaky[i]);
     between(i);
   }
-  for (int tries = 0; live_tasks() > 1 && tries < 10000; tries++) usleep(1000);
+  wait_tasks(1);
   printf("%s\n", after.reencodings > before.reencodings ? "re-encoded" : "not re-encoded");
   return 0;
 }

@@ -9,11 +9,11 @@
  * EXPECT-CREATION: spawn_leaky
  * EXPECT-STDOUT: settled 8
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
-#include <unistd.h>
+
+#include "live_tasks.h"
 
 static sem_t forever;
 static void *quick(void *arg) { return arg; }
@@ -23,16 +23,6 @@ static void *blocked(void *arg) {
 }
 
 __attribute__((noinline)) void spawn_leaky(pthread_t *t) { pthread_create(t, 0, quick, 0); }
-
-/* The threads of this process the kernel still runs: a finished thread
- * has gone from /proc/self/task once its exit (and ours: thread_end.c) ran. */
-static int live_tasks(void) {
-  DIR *d = opendir("/proc/self/task");
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
-  if (d) closedir(d);
-  return n;
-}
 
 int main(void) {
   sem_init(&forever, 0, 0);
@@ -51,7 +41,7 @@ int main(void) {
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_create(&detached_attr, &attr, quick, 0);
   /* main, the two blocked threads: everything else has finished */
-  for (int tries = 0; live_tasks() > 3 && tries < 10000; tries++) usleep(1000);
+  wait_tasks(3);
   pthread_detach(detached_late); /* detached after it finished */
   pthread_join(joined, 0);
   printf("settled %d\n", 8 - (live_tasks() - 3));
