@@ -455,6 +455,8 @@ typedef struct rd_thread {
   rd_lstep lsteps[1u << RD_LSTEP_BITS];
   rd_ictx ictx[1u << RD_ICTX_BITS];
   uintptr_t heap_pc;   /* the call site of operator new/delete in progress (intercept_heap.c) */
+  uintptr_t caught[8]; /* the objects of the C++ handlers running, innermost last */
+  uint32_t ncaught;    /* handlers running (intercept_pthread.c, __cxa_begin_catch) */
   int in_vptr;         /* checking a vptr access (rd_vptr_access) */
 } rd_thread;
 

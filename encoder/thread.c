@@ -574,5 +574,7 @@ __attribute__((visibility("hidden"))) void *dc_cxa_begin_catch(void *exc, uintpt
   if (!real) real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
   dc_thread *t = dc_self();
   if (t && !t->in_runtime) dc_resync_to(t, sp);
-  return real(exc);
+  void *obj = real(exc);
+  rd_exception_caught(obj);
+  return obj;
 }

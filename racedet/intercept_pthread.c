@@ -337,6 +337,45 @@ DC_EXPORT void __cxa_guard_release(uint64_t *g) {
   real___cxa_guard_release(g);
 }
 
+/* ------------------------------------------------------------ C++ exceptions
+ * The C++ runtime (libsupc++, not instrumented) counts the references to
+ * an exception object: a handler that ends (__cxa_end_catch) and a
+ * std::exception_ptr that lets go (_M_release) each take one away, and the
+ * last one frees the object.  Its atomics are not seen, so the thread that
+ * freed the object raced with another thread's handler that had read it:
+ * libstdc++'s testsuite 30_threads/packaged_task/forced_unwind.cc, where
+ * main catches the broken promise's future_error and reads it, and the
+ * worker's packaged_task drops the last reference later (one run in two
+ * under load).  So each of the two is an acquire and a release on the
+ * object, as a reference count's decrement is: the handler's object is the
+ * one __cxa_begin_catch returned (a per-thread stack of the handlers
+ * running), an exception_ptr's the one it holds.  (A handler that catches
+ * by a base class that is not the object's first one gets a pointer into
+ * the object, and does not synchronise with its exception_ptrs.) */
+static void exception_unref(uintptr_t obj) {
+  if (!obj) return;
+  rd_acquire(obj);
+  rd_release(obj);
+}
+void rd_exception_caught(void *obj) { /* (encoder/thread.c's __cxa_begin_catch) */
+  dc_thread *t = dc_self();
+  if (!t) return;
+  if (t->rd.ncaught < 8) t->rd.caught[t->rd.ncaught] = A(obj);
+  t->rd.ncaught++;
+}
+DC_EXPORT void __cxa_end_catch(void) {
+  REAL(void, __cxa_end_catch, void);
+  dc_thread *t = dc_self();
+  if (t && t->rd.ncaught && --t->rd.ncaught < 8) exception_unref(t->rd.caught[t->rd.ncaught]);
+  real___cxa_end_catch();
+}
+/* std::__exception_ptr::exception_ptr::_M_release() */
+DC_EXPORT void _ZNSt15__exception_ptr13exception_ptr10_M_releaseEv(void **self) {
+  REAL(void, _ZNSt15__exception_ptr13exception_ptr10_M_releaseEv, void **);
+  exception_unref(A(*self));
+  real__ZNSt15__exception_ptr13exception_ptr10_M_releaseEv(self);
+}
+
 /* ------------------------------------------------------------ semaphores */
 DC_EXPORT int sem_post(sem_t *s) {
   REAL(int, sem_post, sem_t *);
