@@ -92,7 +92,10 @@ static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
     if (s->addr - lo < size) {
       *pp = s->next;
       if (s->creation_known) creation_del(s->addr);
+      /* wait for a thread that still holds it (it got it before the
+       * bucket's lock was ours, and will not touch it after) */
       dc_lock(&s->lock);
+      dc_unlock(&s->lock);
       rd_vc_free(&s->vc);
       rd_vc_free(&s->rvc);
       dc_free(s, sizeof *s);
