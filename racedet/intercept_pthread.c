@@ -358,14 +358,14 @@ static void exception_unref(uintptr_t obj) {
   rd_release(obj);
 }
 void rd_exception_caught(void *obj) { /* (encoder/thread.c's __cxa_begin_catch) */
-  dc_thread *t = dc_self();
+  dc_thread *t = dc_guard_owner(); /* (not the dead threads' one state) */
   if (!t) return;
   if (t->rd.ncaught < 8) t->rd.caught[t->rd.ncaught] = A(obj);
   t->rd.ncaught++;
 }
 DC_EXPORT void __cxa_end_catch(void) {
   REAL(void, __cxa_end_catch, void);
-  dc_thread *t = dc_self();
+  dc_thread *t = dc_guard_owner();
   if (t && t->rd.ncaught && --t->rd.ncaught < 8) exception_unref(t->rd.caught[t->rd.ncaught]);
   real___cxa_end_catch();
 }
