@@ -3,7 +3,9 @@
  * nothing; the reader waits for the flag and runs reader_work().  What
  * both touch races, the writer's access being the previous one.  A test
  * defines writer_work and reader_work (noinline, so they are frames of
- * their own) and includes this after them. */
+ * their own) and includes this after them.  It may define HANDOFF_BEFORE
+ * and HANDOFF_AFTER as functions that main calls before it starts the two
+ * threads and after it joined them. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -24,10 +26,16 @@ static void *reader(void *arg) {
 }
 
 int main(void) {
+#ifdef HANDOFF_BEFORE
+  HANDOFF_BEFORE();
+#endif
   pthread_t w, r;
   pthread_create(&w, 0, writer, 0);
   pthread_create(&r, 0, reader, 0);
   pthread_join(w, 0);
   pthread_join(r, 0);
+#ifdef HANDOFF_AFTER
+  HANDOFF_AFTER();
+#endif
   return 0;
 }
