@@ -154,8 +154,6 @@ void dc_threads_flag(uint32_t bits) {
 /* The calling thread leaves state from for state to (fibers, below). */
 static void state_switch(dc_thread *from, dc_thread *to, unsigned flags);
 
-static pthread_key_t exit_key_made(void);
-
 static void on_thread_exit(void *p) {
   dc_thread *t = p;
   /* The program's own thread-specific-data destructors run in the same
@@ -168,8 +166,8 @@ static void on_thread_exit(void *p) {
    * waits for the last round, the key set again in each one before it, as
    * ThreadSanitizer's does; a destructor that sets its own key again
    * until then still runs after it (dc_dead_thread). */
-  if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && dc_tls != &dc_dead_thread) {
-    pthread_setspecific(exit_key_made(), t);
+  if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(exit_key, t); /* (made: this is its destructor) */
     return;
   }
   /* A thread that ends in a fiber switches back to itself first, with
