@@ -78,6 +78,7 @@ void dc_atfork_release(void);
 #define DC_RANK_STATES 60
 #define DC_RANK_SLOTS 65 /* racedet/rd_thread.c: thread slots and incarnations */
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
+#define DC_RANK_LOCKGRAPH 75 /* racedet/deadlock.c: the lock-order graph */
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
 #define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
@@ -210,6 +211,8 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(int, report_bugs, 1, "0: report nothing (ThreadSanitizer's report_bugs)")     \
   X(int, report_thread_leaks, 1, "at exit, report threads that finished but were "  \
                                  "neither joined nor detached")                     \
+  X(int, detect_deadlocks, 1, "report lock-order inversions (potential deadlocks): "\
+                              "cycles in the order threads take locks")              \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
                                    "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
@@ -230,7 +233,7 @@ typedef struct dc_options {
 } dc_options;
 extern dc_options dc_opt;
 void dc_options_init(void);
-/* report_bugs and report_thread_leaks as the program's own
+/* report_bugs, report_thread_leaks and detect_deadlocks as the program's own
  * __tsan_default_options() sets them, where DACCE_OPTIONS does not; read at
  * the first report (calling the program's function during initialisation
  * would run its instrumentation before the runtime is up) */
@@ -444,6 +447,12 @@ typedef struct rd_thread {
   int has_rel_fence;
   uintptr_t held[16]; /* mutexes held (low bit: read-locked), for reports */
   uint32_t nheld;
+  struct rd_held {    /* per held[] entry: its lock object, where it was taken */
+    uint64_t uid;     /* (racedet/deadlock.c; 0: unknown) */
+    uint32_t ctx;
+    uintptr_t pc;
+  } held_at[16];
+  uint64_t dl_seen[32]; /* lock-order edges this thread added (deadlock.c) */
   uint32_t lockset;    /* interned held[], part of every access's context */
   int lockset_dirty;
   /* the interned (timestamp, thread, held set) of the last context made

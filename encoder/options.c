@@ -129,9 +129,10 @@ void dc_options_program_defaults(void) {
   if (t) dc_enter(t);
   const char *s = __tsan_default_options(), *env = options_env();
   if (t) dc_leave(t);
-  static const char *const keys[] = {"report_bugs", "report_thread_leaks"};
-  int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks};
-  for (int i = 0; s && i < 2; i++) {
+  static const char *const keys[] = {"report_bugs", "report_thread_leaks", "detect_deadlocks"};
+  int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks,
+                         &dc_opt.detect_deadlocks};
+  for (int i = 0; s && i < 3; i++) {
     size_t n, m;
     const char *v = flag_value(s, keys[i], &n);
     if (!v || (env && flag_value(env, keys[i], &m))) continue;

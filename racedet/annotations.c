@@ -15,6 +15,7 @@
 #include "intercept.h" /* PC(): the caller's call, as the interceptors record it */
 
 #define MUTEX_READ_LOCK (1u << 3)
+#define MUTEX_TRY_LOCK (1u << 4)
 #define MUTEX_TRY_LOCK_FAILED (1u << 5)
 
 static rd_thread *me(void) { return rd_cur(); }
@@ -34,7 +35,8 @@ DC_EXPORT void __tsan_mutex_destroy(void *addr, unsigned flags) {
   rd_sync_forget((uintptr_t)addr, 1);
 }
 DC_EXPORT void __tsan_mutex_pre_lock(void *addr, unsigned flags) {
-  (void)addr, (void)flags;
+  if (!(flags & MUTEX_TRY_LOCK))
+    rd_lock_wanted((uintptr_t)addr, (flags & MUTEX_READ_LOCK) != 0, PC());
   ignore_both(1);
 }
 DC_EXPORT void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion) {

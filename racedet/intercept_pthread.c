@@ -52,6 +52,7 @@ static void unlocking(uintptr_t m, uintptr_t pc) {
 /* ------------------------------------------------------------ mutex */
 DC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_lock, pthread_mutex_t *);
+  rd_lock_wanted(A(m), 0, PC());
   int r = real_pthread_mutex_lock(m);
   locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
@@ -93,6 +94,7 @@ DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
 /* ------------------------------------------------------------ spinlock */
 DC_EXPORT int pthread_spin_lock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_lock, pthread_spinlock_t *);
+  rd_lock_wanted(A(m), 0, PC());
   int r = real_pthread_spin_lock(m);
   locked(A(m), r == 0, PC());
   return r;
@@ -124,6 +126,7 @@ DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
  * released; readers do not synchronise with each other. */
 DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
+  rd_lock_wanted(A(m), 1, PC());
   int r = real_pthread_rwlock_rdlock(m);
   taken(A(m), r == 0, 1, 0, PC());
   return r;
@@ -149,6 +152,7 @@ DC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *m, clockid_t c,
 }
 DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
+  rd_lock_wanted(A(m), 0, PC());
   int r = real_pthread_rwlock_wrlock(m);
   taken(A(m), r == 0, 0, 1, PC());
   return r;
@@ -488,6 +492,7 @@ DC_EXPORT void mtx_destroy(mtx_t *m) {
 }
 DC_EXPORT int mtx_lock(mtx_t *m) {
   REAL(int, mtx_lock, mtx_t *);
+  rd_lock_wanted(A(m), 0, PC());
   const int r = real_mtx_lock(m);
   locked(A(m), r == thrd_success, PC());
   return r;

@@ -160,6 +160,8 @@ void rd_tick(rd_thread *r);
  * n_before: nheld before): its id from the thread's cache of such changes,
  * or interned at the next access. */
 void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before);
+/* The interned id of the thread's held set as it is now (0: none held). */
+uint32_t rd_lockset_now(rd_thread *r);
 /* Sites (site.c): a cell's access context and pc, as an entry of the table
  * of the incarnation its slot and epoch name (cidx) and the pc's index in
  * its function (k): site = cidx << RD_SITE_K_BITS | k. */
@@ -296,6 +298,8 @@ typedef struct rd_sync {
   _Atomic int lock;
   uint32_t owner_tid, recursion;
   int creation_known; /* a lock: its creation site is recorded (sync.c) */
+  int in_graph;       /* a node of the lock-order graph (deadlock.c) */
+  uint64_t uid;       /* this object, never reused: the graph's name for it */
 } rd_sync;
 rd_sync *rd_sync_get(uintptr_t addr, int create); /* returned locked */
 void rd_sync_unlock(rd_sync *s);
@@ -315,8 +319,29 @@ void rd_release(uintptr_t addr);      /* object's clock joins the thread's; tick
 void rd_release_read(uintptr_t addr);          /* rwlock read unlock */
 static inline void rd_sync_acquire(uintptr_t addr) { rd_acquire(addr); }
 static inline void rd_sync_release(uintptr_t addr) { rd_release(addr); }
-void rd_mutex_locked(uintptr_t addr);   /* bookkeeping for reports */
+/* bookkeeping for reports: addr (low bit: read-locked) joins the held set;
+ * uid: its object (0: unknown), taken in context ctx at pc (deadlock.c) */
+void rd_mutex_locked(uintptr_t addr, uint64_t uid, uint32_t ctx, uintptr_t pc);
 void rd_mutex_unlocked(uintptr_t addr);
+
+/* ------------------------------------------------------------ lock order (deadlock.c) */
+/* The calling thread is about to block for lock m (as_reader: a read lock)
+ * at pc: an edge from each lock it holds to m, and a report when one
+ * closes a cycle of lock orders that can deadlock.  Not for try-locks (they
+ * do not wait) nor timed ones (they give up). */
+void rd_lock_wanted(uintptr_t m, int as_reader, uintptr_t pc);
+/* Lock object uid is gone (freed, destroyed, initialised again). */
+void rd_dl_forget(uint64_t uid);
+/* One edge of a cycle: thread (serial) wanted lock `to` in context ctx at
+ * pc while holding lock `from`, which it had taken in from_ctx at from_pc. */
+#define RD_DL_MAX 6 /* the longest cycle looked for, in edges (and threads) */
+typedef struct rd_dl_edge {
+  uintptr_t from, to;
+  int from_read, to_read;
+  uint32_t thread, ctx, from_ctx;
+  uintptr_t pc, from_pc;
+} rd_dl_edge;
+DC_COLD void rd_report_deadlock(const rd_dl_edge *e, int n);
 
 /* ------------------------------------------------------------ reports (report.c) */
 typedef struct rd_access_desc {

@@ -182,9 +182,7 @@ static inline int ictx_is(const rd_ictx *e, uint64_t id, uint64_t node_cc, uint6
   return e->handle && e->id == id && e->node_cc == node_cc && e->ts_locks == ts_locks;
 }
 
-/* The held set, then the per-thread cache, then the global table. */
-static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
-  rd_thread *r = &t->rd;
+uint32_t rd_lockset_now(rd_thread *r) {
   if (r->lockset_dirty) {
     rd_lockset k = {.n = r->nheld < 16 ? r->nheld : 16};
     for (uint32_t i = 0; i < k.n; i++) k.a[i] = r->held[i];
@@ -196,6 +194,13 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
       r->step_pending = 0;
     }
   }
+  return r->lockset;
+}
+
+/* The held set, then the per-thread cache, then the global table. */
+static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
+  rd_thread *r = &t->rd;
+  rd_lockset_now(r);
   const uint64_t node_cc = DC_NODE_CC(c.node, c.cc), ts_locks = c.ts | (uint64_t)r->lockset << 32;
   rd_ictx *e = ictx_of(r, c.id, node_cc, r->lockset);
   /* the entry also keeps the context's entry in the table of sites, which

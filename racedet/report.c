@@ -63,8 +63,14 @@ typedef struct report {
    * (its stack: mutex_st, apart so that it is not cleared per report) */
   uintptr_t mtx[32];
   int nmtx, mtx_known[32];
+  /* lock-order-inversion: the cycle's edges (acc[] unused); their stacks
+   * are dl_st[i][0], where the lock was wanted, and [1], where the held
+   * one was taken */
+  rd_dl_edge dl[RD_DL_MAX];
+  int ndl;
 } report;
 static stack mutex_st[32];
+static stack dl_st[RD_DL_MAX][2];
 
 static _Atomic int report_lock;
 static _Atomic uint64_t n_reports;
@@ -374,7 +380,34 @@ static void put_threads_text(const report *r, buf *b) {
 static const char *title_of(const report *r) {
   if (dc_streq(r->kind, "data-race"))
     return r->acc[0].is_vptr ? RD_VPTR_RACE_TITLE : "data race";
+  if (r->ndl) return RD_DEADLOCK_TITLE;
   return dc_streq(r->kind, "thread-leak") ? "thread leak" : r->kind;
+}
+
+/* The cycle, each edge's two stacks, the mutexes' creations. */
+static void render_deadlock_text(const report *r, buf *b) {
+  char t1[96];
+  bput(b, "  Cycle in lock order graph: ");
+  for (int i = 0; i < r->ndl; i++)
+    bput(b, "M%d (%#lx) => ", mutex_index(r, r->dl[i].from), (unsigned long)r->dl[i].from);
+  bput(b, "M%d\n\n", mutex_index(r, r->dl[0].from));
+  for (int i = 0; i < r->ndl; i++) {
+    const rd_dl_edge *e = &r->dl[i];
+    bput(b, "  Mutex M%d %sacquired here while holding mutex M%d%s in %s:\n",
+         mutex_index(r, e->to), e->to_read ? "read-" : "", mutex_index(r, e->from),
+         e->from_read ? " (read)" : "", tname(e->thread, t1));
+    put_stack_text(b, &dl_st[i][0]);
+    bput(b, "\n  Mutex M%d previously acquired by the same thread here:\n",
+         mutex_index(r, e->from));
+    put_stack_text(b, &dl_st[i][1]);
+    bput(b, "\n");
+  }
+  for (int j = 0; j < r->nmtx; j++)
+    if (r->mtx_known[j]) {
+      bput(b, "  Mutex M%d (%#lx) created at:\n", j, (unsigned long)r->mtx[j]);
+      put_stack_text(b, &mutex_st[j]);
+      bput(b, "\n");
+    }
 }
 
 static void render_accesses_text(const report *r, buf *b);
@@ -386,6 +419,9 @@ static void render_text(const report *r, buf *b) {
     put_threads_text(r, b);
     if (r->similar)
       bput(b, "  And %u more similar thread leak%s.\n\n", r->similar, r->similar > 1 ? "s" : "");
+  } else if (r->ndl) {
+    render_deadlock_text(r, b);
+    put_threads_text(r, b);
   } else {
     render_accesses_text(r, b);
     put_threads_text(r, b);
@@ -491,6 +527,19 @@ static void put_pcs_json(buf *b, const stack *s) {
 }
 
 static void put_threads_raw(const report *r, buf *b);
+
+/* ,"mutex_creations":[...]: each mutex named whose creation is known */
+static void put_mutex_creations_raw(const report *r, buf *b) {
+  bput(b, ",\"mutex_creations\":[");
+  for (int j = 0, n = 0; j < r->nmtx; j++)
+    if (r->mtx_known[j]) {
+      bput(b, "%s{\"address\":\"%#lx\",\"frames\":", n++ ? "," : "", (unsigned long)r->mtx[j]);
+      put_pcs_json(b, &mutex_st[j]);
+      bput(b, "}");
+    }
+  bput(b, "]");
+}
+
 static void render_raw_access(const report *r, buf *b) {
   bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
        r->nheld[0]);
@@ -536,18 +585,38 @@ static void render_raw_access(const report *r, buf *b) {
   bput(b, "},\"mutexes\":[");
   for (int i = 0; i < r->nheld[0]; i++)
     bput(b, "%s\"%#lx\"", i ? "," : "", (unsigned long)(r->held[0][i] & ~(uintptr_t)1));
-  bput(b, "],\"mutex_creations\":[");
-  for (int j = 0, n = 0; j < r->nmtx; j++)
-    if (r->mtx_known[j]) {
-      bput(b, "%s{\"address\":\"%#lx\",\"frames\":", n++ ? "," : "", (unsigned long)r->mtx[j]);
-      put_pcs_json(b, &mutex_st[j]);
-      bput(b, "}");
-    }
   bput(b, "]");
+  put_mutex_creations_raw(r, b);
+  put_threads_raw(r, b);
+}
+
+/* "cycle": [{"from", "to", "from_read", "to_read", "thread", "frames"
+ * (where `to` was wanted), "held_frames" (where `from` was taken)}] */
+static void render_raw_deadlock(const report *r, buf *b) {
+  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
+  if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
+  bput(b, ",\"cycle\":[");
+  for (int i = 0; i < r->ndl; i++) {
+    const rd_dl_edge *e = &r->dl[i];
+    bput(b, "%s{\"from\":\"%#lx\",\"to\":\"%#lx\",\"from_read\":%s,\"to_read\":%s,"
+            "\"thread\":%u,\"frames\":",
+         i ? "," : "", (unsigned long)e->from, (unsigned long)e->to,
+         e->from_read ? "true" : "false", e->to_read ? "true" : "false", e->thread);
+    put_pcs_json(b, &dl_st[i][0]);
+    bput(b, ",\"held_frames\":");
+    put_pcs_json(b, &dl_st[i][1]);
+    bput(b, "}");
+  }
+  bput(b, "]");
+  put_mutex_creations_raw(r, b);
   put_threads_raw(r, b);
 }
 
 static void render_raw(const report *r, buf *b) {
+  if (r->ndl) {
+    render_raw_deadlock(r, b);
+    return;
+  }
   if (dc_streq(r->kind, "thread-leak")) {
     bput(b, "{\"kind\":\"thread-leak\",\"pid\":%d,\"leak\":{\"thread\":%u,\"similar\":%u}",
          (int)getpid(), r->leak_tid, r->similar);
@@ -631,24 +700,31 @@ static void write_all(int fd, const char *p, size_t n) {
 
 static void emit(dc_thread *t, const report *r);
 
-/* The mutexes the accesses held, in order of first mention, each with its
- * creation stack when known (sync.c: init, else the first lock). */
+static void stack_clear(stack *st) {
+  st->n = st->truncated = st->error = st->not_captured = st->pc_merged = 0;
+}
+
+/* Mutex m (its read bit ignored) in the report's list, in order of first
+ * mention, with its creation stack when known (sync.c: init, else the
+ * first lock). */
+static void mutex_add(report *r, uintptr_t m) {
+  m &= ~(uintptr_t)1;
+  int j = 0;
+  while (j < r->nmtx && r->mtx[j] != m) j++;
+  if (j < r->nmtx || j == 32) return;
+  r->mtx[r->nmtx++] = m;
+  uint32_t ctx;
+  uintptr_t pc;
+  if (!rd_lock_creation(m, &ctx, &pc)) return;
+  r->mtx_known[j] = 1;
+  stack_clear(&mutex_st[j]);
+  stack_of(&mutex_st[j], ctx, pc);
+}
+
+/* The mutexes the accesses held. */
 static void mutex_creations(report *r) {
   for (int k = 0; k < 2; k++)
-    for (int i = 0; i < r->nheld[k]; i++) {
-      const uintptr_t m = r->held[k][i] & ~(uintptr_t)1;
-      int j = 0;
-      while (j < r->nmtx && r->mtx[j] != m) j++;
-      if (j < r->nmtx || j == 32) continue;
-      r->mtx[r->nmtx++] = m;
-      uint32_t ctx;
-      uintptr_t pc;
-      if (!rd_lock_creation(m, &ctx, &pc)) continue;
-      r->mtx_known[j] = 1;
-      stack *st = &mutex_st[j];
-      st->n = st->truncated = st->error = st->not_captured = st->pc_merged = 0;
-      stack_of(st, ctx, pc);
-    }
+    for (int i = 0; i < r->nheld[k]; i++) mutex_add(r, r->held[k][i]);
 }
 
 void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
@@ -753,6 +829,40 @@ static void emit(dc_thread *t, const report *r) {
     fflush(NULL);
     _exit(dc_opt.exitcode);
   }
+}
+
+void rd_report_deadlock(const rd_dl_edge *e, int n) {
+  dc_thread *t = dc_self();
+  if (!t || t->in_runtime) return;
+  dc_options_program_defaults();
+  if (!dc_opt.report_bugs || !dc_opt.detect_deadlocks) return;
+  dc_lock(&report_lock);
+  dc_enter(t);
+  static report r;
+  r = (report){0};
+  r.kind = "lock-order-inversion";
+  r.ndl = n;
+  /* one report per cycle closed at the same calls of the lock functions,
+   * whichever edge closed it and whatever called those: the same lines
+   * taking their locks in the same orders are one bug, however many call
+   * paths and lock objects repeat it */
+  uint64_t h = 0x10c0;
+  for (int i = 0; i < n; i++) h += dc_hash(&e[i].pc, sizeof e[i].pc);
+  if (seen_insert(h | 1)) {
+    dc_leave(t);
+    dc_unlock(&report_lock);
+    return;
+  }
+  for (int i = 0; i < n; i++) { /* mutexes and threads in cycle order */
+    r.dl[i] = e[i];
+    for (int k = 0; k < 2; k++) {
+      stack_clear(&dl_st[i][k]);
+      stack_of(&dl_st[i][k], k ? e[i].from_ctx : e[i].ctx, k ? e[i].from_pc : e[i].pc);
+    }
+    mutex_add(&r, e[i].from);
+    add_thread(&r, e[i].thread);
+  }
+  emit(t, &r);
 }
 
 void rd_report_leak(uint32_t serial, uint32_t similar) {

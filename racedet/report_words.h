@@ -10,4 +10,6 @@
 /* the title of a data race whose current access is to a C++ object's vptr
  * (__tsan_vptr_read/update): ThreadSanitizer's words */
 #define RD_VPTR_RACE_TITLE "data race on vptr (ctor/dtor vs virtual call)"
+/* the title of a lock-order-inversion report (racedet/deadlock.c) */
+#define RD_DEADLOCK_TITLE "lock-order-inversion (potential deadlock)"
 #endif

@@ -29,6 +29,8 @@ static inline int page_may_hold(uintptr_t addr) {
   return (atomic_load_explicit(&pages[b / 64], memory_order_relaxed) >> (b % 64)) & 1;
 }
 
+static _Atomic uint64_t last_uid;
+
 rd_sync *rd_sync_get(uintptr_t addr, int create) {
   bucket *b = bucket_of(addr);
   dc_lock(&b->lock);
@@ -37,6 +39,7 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
   if (!s && create) {
     s = dc_alloc(sizeof *s);
     s->addr = addr;
+    s->uid = atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
     uint32_t pb = page_bit(addr);
     atomic_fetch_or_explicit(&pages[pb / 64], 1ull << (pb % 64), memory_order_relaxed);
     s->next = b->head;
@@ -96,6 +99,7 @@ static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
        * bucket's lock was ours, and will not touch it after) */
       dc_lock(&s->lock);
       dc_unlock(&s->lock);
+      if (s->in_graph) rd_dl_forget(s->uid);
       rd_vc_free(&s->vc);
       rd_vc_free(&s->rvc);
       dc_free(s, sizeof *s);
@@ -155,16 +159,24 @@ static void release(uintptr_t addr, int as_reader) {
 
 void rd_lock_acquired(uintptr_t m, int as_reader, int with_readers, uintptr_t pc) {
   rd_thread *r;
+  uint64_t uid = 0;
+  uint32_t ctx = 0;
   if (active(&r)) {
     rd_sync *s = rd_sync_get(m, 1);
     rd_vc_join(&r->vc, &s->vc);
     if (with_readers) rd_vc_join(&r->vc, &s->rvc);
     const int first = !s->creation_known;
     s->creation_known = 1;
+    uid = s->uid;
     rd_sync_unlock(s);
     if (first) creation_here(m, pc);
+    /* where it was taken, for a lock-order report that names it as held
+     * (the context before the held set changes: the one the accesses
+     * before the lock interned already) */
+    dc_thread *t = dc_guard_owner();
+    if (dc_opt.detect_deadlocks && t && !t->in_runtime) ctx = rd_ctx_handle(t);
   }
-  rd_mutex_locked(m | (as_reader ? 1 : 0));
+  rd_mutex_locked(m | (as_reader ? 1 : 0), uid, ctx, pc);
 }
 
 void rd_lock_created(uintptr_t m, uintptr_t pc) {
@@ -191,11 +203,11 @@ static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n
 
 /* (The held set of a thread past its end is not kept: its state is
  * dc_dead_thread, one for all of them.) */
-void rd_mutex_locked(uintptr_t addr) {
+void rd_mutex_locked(uintptr_t addr, uint64_t uid, uint32_t ctx, uintptr_t pc) {
   if (dc_unlikely(dc_tls == &dc_dead_thread)) return;
   rd_thread *r = rd_cur();
   const uint32_t n0 = r->nheld;
-  if (n0 < 16) r->held[n0] = addr;
+  if (n0 < 16) r->held[n0] = addr, r->held_at[n0] = (struct rd_held){uid, ctx, pc};
   r->nheld++;
   lockset_changed(r, addr, 0, n0);
 }
@@ -207,7 +219,7 @@ void rd_mutex_unlocked(uintptr_t addr) {
   uint32_t i = n;
   while (i > 0 && r->held[i - 1] != addr) i--;
   if (i > 0) { /* the innermost hold of addr goes */
-    for (uint32_t j = i - 1; j + 1 < n; j++) r->held[j] = r->held[j + 1];
+    for (uint32_t j = i - 1; j + 1 < n; j++) r->held[j] = r->held[j + 1], r->held_at[j] = r->held_at[j + 1];
     r->nheld--;
   } else if (r->nheld > 16) {
     r->nheld--;

@@ -215,15 +215,17 @@ static void options_from_env(void) {
 
 /* TSAN_OPTIONS, as a project moving from ThreadSanitizer has it set: the
  * flags with a meaning here (halt_on_error, exitcode, suppressions,
- * log_path other than stderr/stdout, report_bugs, report_thread_leaks) are
+ * log_path other than stderr/stdout, report_bugs, report_thread_leaks,
+ * detect_deadlocks) are
  * applied first, so DACCE_RACE_OPTIONS and the command line override them;
  * TSan's other flags (history_size, ...) are ignored.  Separators: spaces,
  * colons, commas, as TSan's. */
 static void options_from_tsan_env(void) {
   const char *env = getenv("TSAN_OPTIONS");
   if (!env) return;
-  static const char *const known[] = {"halt_on_error", "exitcode",   "suppressions",
-                                      "log_path",      "report_bugs", "report_thread_leaks"};
+  static const char *const known[] = {"halt_on_error",       "exitcode",   "suppressions",
+                                      "log_path",            "report_bugs",
+                                      "report_thread_leaks", "detect_deadlocks"};
   opt_origin = "TSAN_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
@@ -281,8 +283,8 @@ static void print_help(void) {
          "signal N, 2 when it cannot be run.\n\n"
          "Options (--name=VALUE or --name VALUE, dashes or underscores; also from\n"
          "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides,\n"
-         "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs\n"
-         "and report_thread_leaks, which both override):\n");
+         "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs,\n"
+         "report_thread_leaks and detect_deadlocks, which both override):\n");
 #define LO_META_int "=N"
 #define LO_META_file "=FILE"
 #define LO_META_prefix "=PREFIX"

@@ -84,14 +84,28 @@ typedef struct lr_location {
   lr_stack alloc;
 } lr_location;
 
+/* One edge of a lock-order cycle: thread wanted mutexes[to] while it held
+ * mutexes[from] (indices; read: read-locked). */
+typedef struct lr_edge {
+  int from, to, from_read, to_read;
+  unsigned thread;
+  lr_stack wanted; /* where it asked for `to` */
+  lr_stack held;   /* where it had taken `from` */
+} lr_edge;
+
 typedef struct lr_report {
   lr_arena arena;
-  const char *kind; /* "data-race", "heap-use-after-free" or "thread-leak" */
+  /* "data-race", "heap-use-after-free", "thread-leak" or "lock-order-inversion" */
+  const char *kind;
   long pid;
   const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
   /* thread-leak: the thread that finished unjoined and undetached, and how
    * many more were created at the same place (acc, loc and mutexes empty) */
   unsigned leak_thread, leak_similar;
+  /* lock-order-inversion: the cycle, edge i from the lock edge i-1 wanted
+   * (acc and loc empty; mutexes: the cycle's, in its order) */
+  lr_edge *edges;
+  int nedges;
   lr_access acc[2]; /* current, previous */
   lr_location loc;
   uint64_t *mutexes; /* every mutex either access held, M1 first */
@@ -195,9 +209,11 @@ struct lr_report;
 const char *lr_thread_name(const struct lr_report *r, unsigned id, char buf[LR_TNAME]);
 /* The frame a report is "at": the current access's innermost frame with a
  * source file, else its innermost frame (NULL when the stack is empty); for
- * a thread leak, the same of the leaked thread's creation stack. */
+ * a thread leak, the same of the leaked thread's creation stack; for a
+ * lock-order inversion, of the first edge's acquisition. */
 const lr_frame *lr_report_top(const lr_report *r);
 int lr_is_leak(const lr_report *r);
+int lr_is_deadlock(const lr_report *r);
 /* The leaked thread of a thread-leak report (NULL if not described). */
 const lr_thread *lr_leaked_thread(const lr_report *r);
 

@@ -448,9 +448,11 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
     }
   }
   /* at most every raw thread plus the three named ones */
-  r->threads = lr_alloc(c->a, sizeof *r->threads * (size_t)(raw.n + 3));
+  r->threads = lr_alloc(c->a, sizeof *r->threads * (size_t)(raw.n + 3 + r->nedges));
   if (lr_is_leak(r)) {
     order_add(r, &raw, r->leak_thread);
+  } else if (lr_is_deadlock(r)) {
+    for (int i = 0; i < r->nedges; i++) order_add(r, &raw, r->edges[i].thread);
   } else {
     order_add(r, &raw, r->acc[0].thread);
     order_add(r, &raw, r->acc[1].thread);
@@ -521,6 +523,35 @@ static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
   return raw_mutex_creations(c, root, r);
 }
 
+/* "cycle": [{"from": "0x..", "to": "0x..", "from_read", "to_read", "thread",
+ * "frames", "held_frames"}], then the cycle's mutexes' creations */
+static int raw_cycle(conv *c, const jval *root, lr_report *r) {
+  const jval *v = get(root, "cycle");
+  if (!v) return bad(c, "cycle", "missing");
+  if (v->t != J_ARR) return bad(c, "cycle", "is not an array");
+  int n = 0;
+  for (const jval *e = v->child; e; e = e->next) n++;
+  if (n < 2 || n > 2 * LR_MAX_HELD) return bad(c, "cycle", "is not 2 to 32 edges long");
+  r->edges = lr_alloc(c->a, sizeof *r->edges * (size_t)n);
+  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * 2 * LR_MAX_HELD);
+  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created * 2 * LR_MAX_HELD);
+  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known * 2 * LR_MAX_HELD);
+  for (const jval *e = v->child; e; e = e->next) {
+    if (e->t != J_OBJ) return bad(c, "cycle", "holds a non-object");
+    lr_edge *d = &r->edges[r->nedges++];
+    uint64_t from = 0, to = 0, tid = 0;
+    if (field_hex(c, e, "from", &from, 1) || field_hex(c, e, "to", &to, 1) ||
+        field_bool(c, e, "from_read", &d->from_read) || field_bool(c, e, "to_read", &d->to_read) ||
+        field_uint(c, e, "thread", UINT32_MAX, &tid, 1) ||
+        raw_stack(c, e, "frames", &d->wanted, 1) || raw_stack(c, e, "held_frames", &d->held, 1))
+      return -1;
+    d->thread = (unsigned)tid;
+    d->from = mutex_id(r, from);
+    d->to = mutex_id(r, to);
+  }
+  return raw_mutex_creations(c, root, r);
+}
+
 /* "leak": {"thread": N, "similar": K} */
 static int raw_leak(conv *c, const jval *root, lr_report *r) {
   const jval *o = get(root, "leak");
@@ -562,13 +593,18 @@ int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t w
   uint64_t pid = 0;
   const char *kind = NULL;
   if (field_str(&c, root, "kind", &kind, 1) == 0 && strcmp(kind, "data-race") &&
-      strcmp(kind, "heap-use-after-free") && strcmp(kind, "thread-leak"))
-    bad(&c, "kind", "is not data-race, heap-use-after-free or thread-leak");
+      strcmp(kind, "heap-use-after-free") && strcmp(kind, "thread-leak") &&
+      strcmp(kind, "lock-order-inversion"))
+    bad(&c, "kind",
+        "is not data-race, heap-use-after-free, thread-leak or lock-order-inversion");
   if (!c.err) r->kind = kind;
   if (!c.err) field_uint(&c, root, "pid", INT32_MAX, &pid, 0);
   if (!c.err) field_str(&c, root, "capture", &r->capture, 0);
-  if (!c.err && lr_is_leak(r)) {
-    raw_leak(&c, root, r);
+  if (!c.err && (lr_is_leak(r) || lr_is_deadlock(r))) {
+    if (lr_is_leak(r))
+      raw_leak(&c, root, r);
+    else
+      raw_cycle(&c, root, r);
     r->loc.kind = "unknown";
     r->loc.name = "";
   } else if (!c.err) {

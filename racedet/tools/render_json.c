@@ -1,6 +1,7 @@
 /* render_json.c: a symbolised report as one JSON line (--json FILE).
  *
- * {"kind": "data-race" | "heap-use-after-free" | "thread-leak", "pid": N,
+ * {"kind": "data-race" | "heap-use-after-free" | "thread-leak" |
+ *          "lock-order-inversion", "pid": N,
  *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
@@ -18,6 +19,10 @@
  *  a thread leak has "leak": {"thread": id, "similar": more leaked threads
  *  created at the same place} instead of current, previous, location and
  *  mutexes,
+ *  a lock-order inversion has "cycle": [{"from": "M1", "to": "M2",
+ *  "from_read", "to_read", "thread", "frames" (where it wanted `to`),
+ *  "held_frames" (where it had taken `from`)}] and "mutexes" instead of
+ *  current, previous and location,
  *  "summary": "data race /path/file.c:7:45 in bump"}
  * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
  *          "pc": "0x..", "inlined": bool}, innermost first; unknown strings
@@ -67,6 +72,26 @@ static void access(lr_buf *b, const char *key, const lr_access *a) {
   lr_bputs(b, "}");
 }
 
+static void mutexes(lr_buf *b, const lr_report *r);
+
+/* "cycle": a lock-order inversion's edges */
+static void cycle(lr_buf *b, const lr_report *r) {
+  lr_bputs(b, ",\"cycle\":[");
+  for (int i = 0; i < r->nedges; i++) {
+    const lr_edge *e = &r->edges[i];
+    lr_bput(b, "%s{\"from\":\"M%d\",\"to\":\"M%d\",\"from_read\":%s,\"to_read\":%s,"
+               "\"thread\":%u,\"frames\":",
+            i ? "," : "", e->from + 1, e->to + 1, e->from_read ? "true" : "false",
+            e->to_read ? "true" : "false", e->thread);
+    frames(b, &e->wanted);
+    lr_bputs(b, ",\"held_frames\":");
+    frames(b, &e->held);
+    lr_bputs(b, "}");
+  }
+  lr_bputs(b, "]");
+  mutexes(b, r);
+}
+
 /* current, previous, location and mutexes of a race or use after free */
 static void accesses(lr_buf *b, const lr_report *r) {
   access(b, "current", &r->acc[0]);
@@ -103,7 +128,13 @@ static void accesses(lr_buf *b, const lr_report *r) {
     lr_bputs(b, ",\"allocation_frames\":");
     frames(b, &l->alloc);
   }
-  lr_bputs(b, "},\"mutexes\":[");
+  lr_bputs(b, "}");
+  mutexes(b, r);
+}
+
+/* "mutexes": every mutex the report names, with its creation frames */
+static void mutexes(lr_buf *b, const lr_report *r) {
+  lr_bputs(b, ",\"mutexes\":[");
   for (int i = 0; i < r->nmutexes; i++) {
     lr_bput(b, "%s{\"id\":\"M%d\",\"address\":", i ? "," : "", i + 1);
     hex(b, r->mutexes[i]);
@@ -127,6 +158,8 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
   }
   if (lr_is_leak(r))
     lr_bput(b, ",\"leak\":{\"thread\":%u,\"similar\":%u}", r->leak_thread, r->leak_similar);
+  else if (lr_is_deadlock(r))
+    cycle(b, r);
   else
     accesses(b, r);
   lr_bputs(b, ",\"threads\":[");

@@ -1,9 +1,10 @@
 /* render_sarif.c: the reports as one SARIF 2.1.0 log (--sarif FILE), for
  * GitHub code scanning and other SARIF viewers.
  *
- * One run; tool.driver names the three rules (data-race, heap-use-after-free,
- * thread-leak; a leak's result is at its thread's creation, with the
- * creation flows only).
+ * One run; tool.driver names the four rules (data-race, heap-use-after-free,
+ * thread-leak, lock-order-inversion; a leak's result is at its thread's
+ * creation, with the creation flows only; a lock-order inversion's at its
+ * first edge's acquisition, the others related, a flow per stack).
  * One result per report:
  *  - locations: the current access's innermost frame with a source file
  *    (else the previous access's, else the module of the innermost frame);
@@ -278,9 +279,98 @@ static void add_leak(lr_sarif *s, const lr_report *r) {
   lr_bput(b, ",\"properties\":{\"pid\":%ld,\"similarLeaks\":%u}}", r->pid, r->leak_similar);
 }
 
+/* "thread T1 takes M2 in f (file.c:12) while holding M1" */
+static void edge_words(lr_buf *t, const lr_report *r, const lr_edge *e) {
+  char tn[LR_TNAME];
+  lr_bput(t, "%s takes M%d%s", lr_thread_name(r, e->thread, tn), e->to + 1,
+          e->to_read ? " for reading" : "");
+  const lr_frame *f = src_frame(&e->wanted);
+  if (f && f->function) lr_bput(t, " in %s", f->function);
+  if (f && f->file) lr_bput(t, " (%s:%d)", lr_basename(f->file), f->line);
+  lr_bput(t, " while holding M%d", e->from + 1);
+}
+
+static int strcmp_p(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A lock-order inversion: at the first edge's acquisition, the other
+ * edges' as related locations, fingerprinted by the acquisition stacks'
+ * functions in a fixed order (any edge may close the cycle first). */
+static void add_deadlock(lr_sarif *s, const lr_report *r) {
+  lr_buf *b = &s->results;
+  lr_buf msg = {0};
+  lr_bputs(&msg, "Lock-order inversion (potential deadlock): ");
+  for (int i = 0; i < r->nedges; i++) lr_bput(&msg, "M%d => ", r->edges[i].from + 1);
+  lr_bput(&msg, "M%d", r->edges[0].from + 1);
+  for (int i = 0; i < r->nedges; i++) {
+    lr_bputs(&msg, i ? ", " : "; ");
+    edge_words(&msg, r, &r->edges[i]);
+  }
+  lr_bputs(&msg, ".");
+  if (s->n++) lr_bputs(b, ",");
+  lr_bputs(b, "{\"ruleId\":\"lock-order-inversion\",\"ruleIndex\":3,\"level\":\"error\",");
+  message(b, msg.p);
+  lr_buf_free(&msg);
+  const lr_frame *top = lr_report_top(r);
+  lr_bputs(b, ",\"locations\":[");
+  if (top) {
+    lr_buf t = {0};
+    edge_words(&t, r, &r->edges[0]);
+    location(s, b, top, t.p, -1);
+    lr_buf_free(&t);
+  }
+  lr_bputs(b, "],\"relatedLocations\":[");
+  for (int i = 1, n = 0; i < r->nedges; i++) {
+    const lr_frame *f = src_frame(&r->edges[i].wanted);
+    if (!f) continue;
+    lr_buf t = {0};
+    edge_words(&t, r, &r->edges[i]);
+    if (n++) lr_bputs(b, ",");
+    location(s, b, f, t.p, i);
+    lr_buf_free(&t);
+  }
+  lr_bputs(b, "]");
+  char *sig[2 * LR_MAX_HELD];
+  for (int i = 0; i < r->nedges; i++) sig[i] = stack_signature(&r->edges[i].wanted);
+  qsort(sig, (size_t)r->nedges, sizeof *sig, strcmp_p);
+  uint64_t h = fnv(1469598103934665603ull, r->kind);
+  for (int i = 0; i < r->nedges; i++) {
+    h = fnv(h, sig[i]);
+    free(sig[i]);
+  }
+  lr_bput(b, ",\"partialFingerprints\":{\"dacceRace/v1\":\"%016llx\"}", (unsigned long long)h);
+  lr_bputs(b, ",\"codeFlows\":[{");
+  message(b, "Where each thread took the lock it held and asked for the next, and where the "
+             "threads were created");
+  lr_bputs(b, ",\"threadFlows\":[");
+  for (int i = 0; i < r->nedges; i++) {
+    const lr_edge *e = &r->edges[i];
+    char id[32], tn[LR_TNAME];
+    lr_buf t = {0};
+    snprintf(id, sizeof id, "edge-%d-held", i + 1);
+    lr_bput(&t, "M%d taken by %s", e->from + 1, lr_thread_name(r, e->thread, tn));
+    thread_flow(s, b, id, t.p, &e->held);
+    t.n = 0;
+    snprintf(id, sizeof id, "edge-%d-wanted", i + 1);
+    edge_words(&t, r, e);
+    lr_bputs(b, ",");
+    thread_flow(s, b, id, t.p, &e->wanted);
+    lr_bputs(b, i + 1 < r->nedges ? "," : "");
+    lr_buf_free(&t);
+  }
+  creation_flows(s, b, r, 0);
+  lr_bputs(b, "]}]");
+  lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
+}
+
 void lr_sarif_add(lr_sarif *s, const lr_report *r) {
   if (lr_is_leak(r)) {
     add_leak(s, r);
+    return;
+  }
+  if (lr_is_deadlock(r)) {
+    add_deadlock(s, r);
     return;
   }
   lr_buf *b = &s->results;
@@ -395,7 +485,18 @@ int lr_sarif_write(lr_sarif *s, FILE *out) {
                "detach it (pthread_detach, PTHREAD_CREATE_DETACHED, std::thread::detach).\"},"
                "\"defaultConfiguration\":{\"level\":\"warning\"},"
                "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
-               "\"precision\":\"high\",\"problem.severity\":\"warning\"}}"
+               "\"precision\":\"high\",\"problem.severity\":\"warning\"}},"
+               "{\"id\":\"lock-order-inversion\",\"name\":\"LockOrderInversion\","
+               "\"shortDescription\":{\"text\":\"Lock-order inversion (potential deadlock)\"},"
+               "\"fullDescription\":{\"text\":\"Threads take the same locks in orders that "
+               "form a cycle: each can hold one lock of the cycle while it waits for the next, "
+               "and then all of them wait forever.\"},"
+               "\"help\":{\"text\":\"Take the locks in one global order everywhere, or do "
+               "not hold one while taking the other; each thread's two stacks (where it took "
+               "the lock it held, where it asked for the next) are in the code flows.\"},"
+               "\"defaultConfiguration\":{\"level\":\"error\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}}"
                "]}},\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":\"file://");
   put_uri_path(&b, s->root);
   lr_bputs(&b, "/\"}},\"results\":[");

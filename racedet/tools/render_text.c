@@ -20,6 +20,11 @@
  *   SUMMARY: dacce-race: data race /path/race.c:7:45 in bump
  *   ==================
  *
+ * A lock-order inversion has the cycle "M1 (0x..) => M2 (0x..) => M1", then
+ * per edge "Mutex M2 acquired here while holding mutex M1 in thread T1:"
+ * with its stack and "Mutex M1 previously acquired by the same thread
+ * here:" with that one, then the mutexes and threads as a race's.
+ *
  * A thread leak has no accesses: the leaked thread "(finished) created by"
  * its creator, its ancestry, "And N more similar thread leaks." when other
  * threads created at the same place leaked too, and a SUMMARY at its
@@ -50,9 +55,15 @@ static void put_frame(lr_buf *b, int i, const lr_frame *f) {
   lr_bputs(b, "\n");
 }
 
-/* Frames that are the same call site of the same function (recursion). */
+/* Frames that are the same call site of the same function (recursion).
+ * The frames a call's inlined functions add share its pc: they differ in
+ * function or line (before, a call with three or more inlined levels had
+ * them folded as "more recursive calls"). */
 static int same_frame(const lr_frame *a, const lr_frame *b) {
-  return a->pc == b->pc && a->inlined == b->inlined;
+  return a->pc == b->pc && a->inlined == b->inlined && a->line == b->line &&
+         a->column == b->column &&
+         (a->function == b->function ||
+          (a->function && b->function && !strcmp(a->function, b->function)));
 }
 
 /* Every frame, except that a run of more than three identical frames (deep
@@ -114,6 +125,41 @@ static void put_threads(lr_buf *b, const lr_report *r) {
   }
 }
 
+/* Each mutex named, with where it was created when known. */
+static void put_mutexes(lr_buf *b, const lr_report *r) {
+  for (int i = 0; i < r->nmutexes; i++) {
+    const int known = r->mutex_created_known[i];
+    lr_bput(b, "  Mutex M%d (%#llx)%s\n", i + 1, (unsigned long long)r->mutexes[i],
+            known ? " created at:" : "");
+    if (known) {
+      put_stack(b, &r->mutex_created[i]);
+      lr_bputs(b, "\n");
+    }
+  }
+  if (r->nmutexes && !r->mutex_created_known[r->nmutexes - 1]) lr_bputs(b, "\n");
+}
+
+/* A lock-order cycle as ThreadSanitizer prints one, with every edge's
+ * second stack (where the held lock was taken) always shown. */
+static void put_cycle(lr_buf *b, const lr_report *r) {
+  char t[LR_TNAME];
+  lr_bputs(b, "  Cycle in lock order graph: ");
+  for (int i = 0; i < r->nedges; i++)
+    lr_bput(b, "M%d (%#llx) => ", r->edges[i].from + 1,
+            (unsigned long long)r->mutexes[r->edges[i].from]);
+  lr_bput(b, "M%d\n\n", r->edges[0].from + 1);
+  for (int i = 0; i < r->nedges; i++) {
+    const lr_edge *e = &r->edges[i];
+    lr_bput(b, "  Mutex M%d %sacquired here while holding mutex M%d%s in %s:\n", e->to + 1,
+            e->to_read ? "read-" : "", e->from + 1, e->from_read ? " (read)" : "",
+            lr_thread_name(r, e->thread, t));
+    put_stack(b, &e->wanted);
+    lr_bput(b, "\n  Mutex M%d previously acquired by the same thread here:\n", e->from + 1);
+    put_stack(b, &e->held);
+    lr_bputs(b, "\n");
+  }
+}
+
 static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
   lr_bput(b, "SUMMARY: %s: %s", tool, lr_report_title(r));
   const lr_frame *top = lr_report_top(r);
@@ -144,6 +190,13 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
     if (r->leak_similar)
       lr_bput(b, "  And %u more similar thread leak%s.\n\n", r->leak_similar,
               r->leak_similar > 1 ? "s" : "");
+    put_summary(b, r, tool);
+    return;
+  }
+  if (lr_is_deadlock(r)) {
+    put_cycle(b, r);
+    put_mutexes(b, r);
+    put_threads(b, r);
     put_summary(b, r, tool);
     return;
   }
@@ -186,18 +239,7 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
   if (l->object_type)
     lr_bput(b, "  Object of type '%s' (its library's external-race tag)\n\n", l->object_type);
 
-  for (int i = 0; i < r->nmutexes; i++) {
-    const int known = r->mutex_created_known[i];
-    lr_bput(b, "  Mutex M%d (%#llx)%s\n", i + 1, (unsigned long long)r->mutexes[i],
-            known ? " created at:" : "");
-    if (known) {
-      put_stack(b, &r->mutex_created[i]);
-      lr_bputs(b, "\n");
-    }
-  }
-  if (r->nmutexes && !r->mutex_created_known[r->nmutexes - 1]) lr_bputs(b, "\n");
-
+  put_mutexes(b, r);
   put_threads(b, r);
-
   put_summary(b, r, tool);
 }

@@ -11,8 +11,11 @@
  *   thread:P           any frame of a thread-creation stack in the report
  *   called_from_lib:P  any frame of either access in module P (the module's
  *                      path or file name)
- * TSan's other types (mutex, signal, deadlock) are accepted and never match
- * a race report.  The first suppression in file order that matches counts.
+ *   deadlock:P         any frame of a lock-order inversion's stacks (where
+ *                      each thread asked for a lock, and took the one it held)
+ * Only deadlock: and thread: apply to lock-order inversions.  TSan's other
+ * types (mutex, signal) are accepted and never match.  The first
+ * suppression in file order that matches counts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,13 +24,13 @@
 
 #include "launcher.h"
 
-enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_OTHER };
+enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_DEADLOCK, S_OTHER };
 static const struct {
   const char *name;
   int type;
 } types[] = {{"race", S_RACE},          {"race_top", S_RACE_TOP}, {"thread", S_THREAD},
              {"called_from_lib", S_LIB}, {"mutex", S_OTHER},       {"signal", S_OTHER},
-             {"deadlock", S_OTHER}};
+             {"deadlock", S_DEADLOCK}};
 
 typedef struct supp {
   int type;
@@ -195,6 +198,14 @@ static int lib_match(const char *pat, const lr_stack *s) {
 }
 
 static int matches(const supp *x, const lr_report *r) {
+  if (lr_is_deadlock(r)) { /* deadlock: and thread: only */
+    if (x->type == S_DEADLOCK)
+      for (int i = 0; i < r->nedges; i++)
+        if (stack_match(x->pattern, &r->edges[i].wanted, 0) ||
+            stack_match(x->pattern, &r->edges[i].held, 0))
+          return 1;
+    if (x->type != S_THREAD) return 0;
+  }
   switch (x->type) {
     case S_RACE:
       if (stack_match(x->pattern, &r->acc[0].st, 0) || stack_match(x->pattern, &r->acc[1].st, 0))

@@ -362,11 +362,18 @@ void lr_symbolize(lr_report *r) {
   for (int i = 0; i < r->nthreads; i++) need_stack(&nd, &r->threads[i].created);
   for (int i = 0; i < r->nmutexes; i++)
     if (r->mutex_created_known[i]) need_stack(&nd, &r->mutex_created[i]);
+  for (int i = 0; i < r->nedges; i++) {
+    need_stack(&nd, &r->edges[i].wanted);
+    need_stack(&nd, &r->edges[i].held);
+  }
   space *sp = space_for(&nd);
   for (size_t i = 0; i < nd.n; i++) space_add(sp, nd.v[i].m, nd.v[i].bias);
   free(nd.v);
-  for (int k = 0; k < 2; k++) {
-    lr_stack *st = &r->acc[k].st;
+  /* stacks whose top is an interceptor's call: the accesses, and where
+   * each edge of a lock-order cycle wanted and had taken its locks */
+  for (int k = 0; k < 2 + 2 * r->nedges; k++) {
+    lr_stack *st = k < 2 ? &r->acc[k].st : k & 1 ? &r->edges[k / 2 - 1].held
+                                                 : &r->edges[k / 2 - 1].wanted;
     const lr_frame raw = st->n ? st->f[0] : (lr_frame){0};
     sym_stack(r, sp, st);
     interceptor_frame(r, sp, st, &raw);

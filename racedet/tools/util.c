@@ -142,6 +142,7 @@ const char *lr_basename(const char *path) {
 const char *lr_kind_words(const char *kind) {
   if (!strcmp(kind, "data-race")) return "data race";
   if (!strcmp(kind, "thread-leak")) return "thread leak";
+  if (!strcmp(kind, "lock-order-inversion")) return RD_DEADLOCK_TITLE;
   return kind;
 }
 
@@ -152,6 +153,7 @@ const char *lr_report_title(const lr_report *r) {
 }
 
 int lr_is_leak(const lr_report *r) { return !strcmp(r->kind, "thread-leak"); }
+int lr_is_deadlock(const lr_report *r) { return !strcmp(r->kind, "lock-order-inversion"); }
 
 const lr_thread *lr_leaked_thread(const lr_report *r) {
   for (int i = 0; i < r->nthreads; i++)
@@ -170,7 +172,9 @@ const char *lr_thread_name(const lr_report *r, unsigned id, char buf[LR_TNAME]) 
 
 const lr_frame *lr_report_top(const lr_report *r) {
   const lr_thread *leaked = lr_is_leak(r) ? lr_leaked_thread(r) : NULL;
-  const lr_stack *s = leaked ? &leaked->created : &r->acc[0].st;
+  const lr_stack *s = leaked ? &leaked->created
+                     : lr_is_deadlock(r) && r->nedges ? &r->edges[0].wanted
+                                                      : &r->acc[0].st;
   for (int i = 0; i < s->n; i++)
     if (s->f[i].file) return &s->f[i];
   return s->n ? &s->f[0] : NULL;

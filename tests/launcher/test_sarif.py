@@ -61,8 +61,10 @@ driver = run["tool"]["driver"]
 t.check(driver["name"] == "dacce-race" and driver.get("version") and
         ("informationUri" not in driver or driver["informationUri"].startswith("https://")),
         "driver name, version, informationUri absent or a real URI", driver)
-t.check([x["id"] for x in driver["rules"]] == ["data-race", "heap-use-after-free", "thread-leak"],
-        "rules data-race, heap-use-after-free and thread-leak", driver["rules"])
+t.check([x["id"] for x in driver["rules"]] ==
+        ["data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion"],
+        "rules data-race, heap-use-after-free, thread-leak and lock-order-inversion",
+        driver["rules"])
 t.check(run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri") ==
         "file://" + os.path.realpath(ROOT) + "/", "%SRCROOT% is the working directory",
         run.get("originalUriBaseIds"))

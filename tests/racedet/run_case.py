@@ -2,7 +2,7 @@
 """Build one program with dacce-cc/dacce-c++, run it under dacce-race --json,
 and check the expectations written in its header comment:
 
-  EXPECT: clean | race | heap-use-after-free | thread-leak
+  EXPECT: clean | race | heap-use-after-free | thread-leak | lock-order-inversion
   EXPECT-CURRENT: f g h      functions on the current access's stack,
   EXPECT-PREVIOUS: f g h     innermost first, as a subsequence; a|b = either
   EXPECT-LOCATION: kind [name]
@@ -41,6 +41,13 @@ and check the expectations written in its header comment:
   EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
                              first, as a subsequence; the innermost is at the
                              line marked ALLOC-HERE in the source
+  EXPECT-CYCLE: N            a lock-order inversion's cycle has N edges, of
+                             N different threads
+  EXPECT-WANTED: f g         each function is on the stack where a different
+                             edge of the cycle asked for its lock
+  EXPECT-HELD: f g           ... where a different edge took the lock it held
+                             (a lock-order inversion's current thread, for
+                             EXPECT-CREATION, is its first edge's)
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -68,7 +75,8 @@ import tempfile
 
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
-         "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD"}
+         "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
+         "WANTED", "HELD"}
 
 
 def expectations(src):
@@ -118,6 +126,8 @@ def stack_has(tokens, frames):
 def check_report(rep, exp):
     if rep["kind"] == "thread-leak":
         return check_leak(rep, exp)
+    if rep["kind"] == "lock-order-inversion":
+        return check_cycle(rep, exp)
     why = []
     cur, prev = rep["current"]["frames"], rep["previous"]["frames"]
     want_cur, want_prev = exp.get("CURRENT", []), exp.get("PREVIOUS", [])
@@ -145,13 +155,7 @@ def check_report(rep, exp):
                 frames[0].get("line"), exp["ALLOC_LINE"]))
     if "VPTR" in exp and not rep["current"].get("is_vptr"):
         why.append("the current access is not marked is_vptr")
-    if "MUTEX-CREATION" in exp:
-        ms = rep.get("mutexes", [])
-        tops = [(m.get("creation_frames") or [{}])[0].get("function") for m in ms]
-        if not ms or not all(m.get("creation_frames") for m in ms) or not any(
-                name_matches(exp["MUTEX-CREATION"][0], f or "") for f in tops):
-            why.append(f"mutex creation stacks start at {tops}, expected "
-                       f"{exp['MUTEX-CREATION'][0]} among them")
+    why += mutex_creation_why(rep, exp)
     if "MUTEXES" in exp:
         got = sorted([len(rep["current"].get("mutexes", [])), len(rep["previous"].get("mutexes", []))])
         if got != sorted(int(x) for x in exp["MUTEXES"]):
@@ -208,6 +212,18 @@ def check_report(rep, exp):
     return why
 
 
+def mutex_creation_why(rep, exp):
+    if "MUTEX-CREATION" not in exp:
+        return []
+    ms = rep.get("mutexes", [])
+    tops = [(m.get("creation_frames") or [{}])[0].get("function") for m in ms]
+    if not ms or not all(m.get("creation_frames") for m in ms) or not any(
+            name_matches(exp["MUTEX-CREATION"][0], f or "") for f in tops):
+        return [f"mutex creation stacks start at {tops}, expected "
+                f"{exp['MUTEX-CREATION'][0]} among them"]
+    return []
+
+
 def creation_why(threads, tid, want):
     """the functions that created tid, its creator, ... against want"""
     chain, seen = [], set()
@@ -234,6 +250,43 @@ def check_leak(rep, exp):
     if "SIMILAR" in exp and leak.get("similar") != int(exp["SIMILAR"][0]):
         why.append(f"{leak.get('similar')} similar leaks, expected {exp['SIMILAR'][0]}")
     return why
+
+
+def distinct_edges(tokens, stacks):
+    """each token on a different one of stacks (a matching, by backtracking)"""
+    def place(i, used):
+        if i == len(tokens):
+            return True
+        return any(k not in used and stack_has([tokens[i]], st) and place(i + 1, used | {k})
+                   for k, st in enumerate(stacks))
+    return place(0, frozenset())
+
+
+def check_cycle(rep, exp):
+    why = []
+    cycle = rep.get("cycle") or []
+    threads = {t["id"]: t for t in rep.get("threads", [])}
+    if "current" in rep or "previous" in rep:
+        why.append("a lock-order inversion with accesses")
+    ids = [m["id"] for m in rep.get("mutexes", [])]
+    for i, e in enumerate(cycle):  # a cycle: each edge from the lock the last one wanted
+        if e.get("from") != cycle[i - 1].get("to") or e.get("from") not in ids:
+            why.append(f"edge {i} from {e.get('from')} does not follow {cycle[i - 1].get('to')}")
+        if e.get("thread") not in threads:
+            why.append(f"edge {i}'s thread {e.get('thread')} not among the report's threads")
+        if not e.get("frames") or not e.get("held_frames"):
+            why.append(f"edge {i} lacks a stack")
+    if len({e.get("thread") for e in cycle}) != len(cycle):
+        why.append(f"the cycle's threads are not all different: {[e.get('thread') for e in cycle]}")
+    if "CYCLE" in exp and len(cycle) != int(exp["CYCLE"][0]):
+        why.append(f"a cycle of {len(cycle)} edges, expected {exp['CYCLE'][0]}")
+    for key, field in (("WANTED", "frames"), ("HELD", "held_frames")):
+        if key in exp and not distinct_edges(exp[key], [e.get(field) or [] for e in cycle]):
+            why.append(f"{field} %s do not hold {exp[key]} on different edges" % (
+                [[f.get("function") for f in e.get(field) or []][:4] for e in cycle]))
+    if "CREATION" in exp and cycle:
+        why += creation_why(threads, cycle[0].get("thread"), exp["CREATION"])
+    return why + mutex_creation_why(rep, exp)
 
 
 def every_missing(reports, n, name):

@@ -41,7 +41,7 @@ static void step(dc_thread *t, const uintptr_t *m, int nm, int maxheld) {
     uintptr_t a = rnd() % 8 ? r->held[rnd() % (r->nheld < 16 ? r->nheld : 16)] : m[rnd() % nm];
     rd_mutex_unlocked(a);
   } else {
-    rd_mutex_locked(m[rnd() % nm]);
+    rd_mutex_locked(m[rnd() % nm], 0, 0, 0);
   }
   steps++;
   /* nothing held: the empty set at once, whatever came before */
@@ -84,7 +84,7 @@ int main(void) {
       if (pat[i].unlock)
         rd_mutex_unlocked(pat[i].m);
       else
-        rd_mutex_locked(pat[i].m);
+        rd_mutex_locked(pat[i].m, 0, 0, 0);
       if (round) later++, later_known += !r->lockset_dirty;
       if (!r->lockset_dirty && !set_is_held(r, r->lockset)) bad_known++;
       rd_ctx_handle(t);

@@ -1,0 +1,254 @@
+/* deadlock.c: the lock-order graph, and lock-order inversions (potential
+ * deadlocks) reported with the full calling context of every acquisition.
+ *
+ * A thread that blocks for lock B while it holds lock A adds the edge
+ * A -> B; a cycle of edges is a way the threads can wait for each other
+ * forever, even if this run never did.  Locks are named by their object
+ * (rd_sync.uid), not their address: an object goes when its memory is
+ * freed, or it is destroyed or initialised again, so a new lock at an old
+ * address is a new node (ThreadSanitizer names locks by address and
+ * reports cycles through two locks that only shared a stack address).
+ *
+ * Each edge keeps the ways it was taken (instances: thread, held set,
+ * modes, contexts).  A cycle is reported only if one instance per edge can
+ * be chosen so that the threads could all be there at once, waiting:
+ *  - the instances are of different threads (a thread waits for one lock
+ *    at a time: a cycle that one thread made alone, over time, cannot
+ *    block, which is ThreadSanitizer's most common false report);
+ *  - each waits for a lock the next one holds in a conflicting mode (a
+ *    read lock wanted where a read lock is held does not block);
+ *  - no two of them held one lock at the same time, unless both held it
+ *    for reading: a lock that both held (a "gate" taken before either of
+ *    the cycle's) keeps them from both being there.
+ * The search runs when an edge gains an instance, with that instance as
+ * its edge's; cycles of up to RD_DL_MAX edges.  A thread remembers the
+ * edges it added (dl_seen), so a lock taken under others again and again
+ * costs a hash per held lock and no global lock. */
+#include "racedet.h"
+
+#define DL_BUCKETS 4096
+#define DL_INST 6      /* instances kept per edge */
+#define DL_STEPS 20000 /* edges looked at per search, at most */
+
+typedef struct dl_inst {
+  uint32_t thread, lockset; /* serial; held set (rd_lockset_now) */
+  uint32_t ctx, from_ctx;   /* where `to` was wanted; where `from` was taken */
+  uintptr_t pc, from_pc;
+  uint8_t from_read, to_read;
+} dl_inst;
+
+typedef struct dl_edge {
+  uint64_t from, to; /* lock objects */
+  uintptr_t from_addr, to_addr;
+  struct dl_edge *out_next; /* the from node's edges */
+  struct dl_edge *h_next;   /* the bucket's */
+  int n;
+  dl_inst inst[DL_INST];
+} dl_edge;
+
+typedef struct dl_node {
+  uint64_t uid;
+  dl_edge *out;
+  struct dl_node *h_next;
+} dl_node;
+
+static dl_node *nodes[DL_BUCKETS];
+static dl_edge *edges[DL_BUCKETS];
+static _Atomic int graph_lock;
+
+static uint32_t bucket(uint64_t a, uint64_t b) {
+  return (uint32_t)(((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full)) >> 52) &
+         (DL_BUCKETS - 1);
+}
+
+static dl_node *node_get(uint64_t uid, int create) {
+  dl_node **head = &nodes[bucket(uid, 0)];
+  for (dl_node *n = *head; n; n = n->h_next)
+    if (n->uid == uid) return n;
+  if (!create) return 0;
+  dl_node *n = dc_alloc(sizeof *n);
+  *n = (dl_node){.uid = uid, .h_next = *head};
+  return *head = n;
+}
+
+static void edge_unhash(dl_edge *e) {
+  for (dl_edge **p = &edges[bucket(e->from, e->to)]; *p; p = &(*p)->h_next)
+    if (*p == e) {
+      *p = e->h_next;
+      return;
+    }
+}
+
+static dl_edge *edge_get(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr) {
+  dl_edge **head = &edges[bucket(from, to)];
+  for (dl_edge *e = *head; e; e = e->h_next)
+    if (e->from == from && e->to == to) return e;
+  dl_node *f = node_get(from, 1);
+  node_get(to, 1);
+  dl_edge *e = dc_alloc(sizeof *e);
+  *e = (dl_edge){.from = from, .to = to, .from_addr = from_addr, .to_addr = to_addr,
+                 .out_next = f->out, .h_next = *head};
+  f->out = e;
+  return *head = e;
+}
+
+void rd_dl_forget(uint64_t uid) {
+  dc_lock(&graph_lock);
+  for (dl_node **p = &nodes[bucket(uid, 0)]; *p; p = &(*p)->h_next) {
+    dl_node *n = *p;
+    if (n->uid != uid) continue;
+    *p = n->h_next;
+    for (dl_edge *e = n->out, *next; e; e = next) {
+      next = e->out_next;
+      edge_unhash(e);
+      dc_free(e, sizeof *e);
+    }
+    dc_free(n, sizeof *n);
+    break;
+  }
+  /* edges into it go when a search meets them (search) */
+  dc_unlock(&graph_lock);
+}
+
+/* ------------------------------------------------------------ the search */
+typedef struct search {
+  dl_edge *path[RD_DL_MAX]; /* path[0]: the edge that gained an instance */
+  const dl_inst *pick[RD_DL_MAX];
+  int len;
+  uint32_t steps;
+} search;
+
+/* Does the thread of a, waiting for its `to`, block on b's holding of it? */
+static int blocks(const dl_inst *a, const dl_inst *b) { return !(a->to_read && b->from_read); }
+
+/* Could the threads of a and b be at these points at the same time?  Not
+ * if both held one lock then, unless both read-held it. */
+static int together(const dl_inst *a, const dl_inst *b) {
+  const rd_lockset *la = rd_lockset_get(a->lockset), *lb = rd_lockset_get(b->lockset);
+  if (!la || !lb) return 1;
+  for (uint32_t i = 0; i < la->n; i++)
+    for (uint32_t j = 0; j < lb->n; j++)
+      if ((la->a[i] | 1) == (lb->a[j] | 1) && !(la->a[i] & lb->a[j] & 1)) return 0;
+  return 1;
+}
+
+/* An instance for each edge from i on, by backtracking over the rules
+ * above; s->pick[0 .. i-1] are chosen. */
+static int assign(search *s, int i) {
+  if (i == s->len) return blocks(s->pick[i - 1], s->pick[0]);
+  const dl_edge *e = s->path[i];
+  for (int k = 0; k < e->n; k++) {
+    const dl_inst *x = &e->inst[k];
+    if (!blocks(s->pick[i - 1], x)) continue;
+    int ok = 1;
+    for (int j = 0; j < i && ok; j++) ok = x->thread != s->pick[j]->thread && together(x, s->pick[j]);
+    if (!ok) continue;
+    s->pick[i] = x;
+    if (assign(s, i + 1)) return 1;
+  }
+  return 0;
+}
+
+static int on_path(const search *s, uint64_t uid) {
+  for (int i = 0; i < s->len; i++)
+    if (s->path[i]->from == uid) return 1;
+  return 0;
+}
+
+/* Paths from lock `at` back to the first edge's `from` that close a cycle
+ * the threads can deadlock in.  Edges into locks that are gone are
+ * dropped on the way. */
+static int dfs(search *s, uint64_t at) {
+  dl_node *nd = node_get(at, 0);
+  if (!nd) return 0;
+  const uint64_t goal = s->path[0]->from;
+  for (dl_edge **pe = &nd->out; *pe;) {
+    dl_edge *e = *pe;
+    if (++s->steps > DL_STEPS) return 0;
+    if (!node_get(e->to, 0)) {
+      *pe = e->out_next;
+      edge_unhash(e);
+      dc_free(e, sizeof *e);
+      continue;
+    }
+    s->path[s->len++] = e;
+    if (e->to == goal) {
+      if (assign(s, 1)) return 1;
+    } else if (s->len < RD_DL_MAX && !on_path(s, e->to)) {
+      if (dfs(s, e->to)) return 1;
+    }
+    s->len--;
+    pe = &e->out_next;
+  }
+  return 0;
+}
+
+/* Add instance x to edge from -> to; a cycle it makes possible goes to out
+ * (returns its length, else 0). */
+static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr,
+               const dl_inst *x, rd_dl_edge *out) {
+  dl_edge *e = edge_get(from, from_addr, to, to_addr);
+  for (int k = 0; k < e->n; k++) {
+    const dl_inst *y = &e->inst[k];
+    if (y->thread == x->thread && y->lockset == x->lockset && y->from_read == x->from_read &&
+        y->to_read == x->to_read)
+      return 0; /* nothing new for the rules */
+  }
+  if (e->n == DL_INST) return 0;
+  e->inst[e->n] = *x;
+  search s = {.path = {e}, .pick = {&e->inst[e->n]}, .len = 1};
+  e->n++;
+  if (!dfs(&s, to)) return 0;
+  for (int i = 0; i < s.len; i++) {
+    const dl_edge *c = s.path[i];
+    const dl_inst *p = s.pick[i];
+    out[i] = (rd_dl_edge){c->from_addr, c->to_addr, p->from_read, p->to_read, p->thread,
+                          p->ctx,       p->from_ctx, p->pc,       p->from_pc};
+  }
+  return s.len;
+}
+
+void rd_lock_wanted(uintptr_t m, int as_reader, uintptr_t pc) {
+  if (!dc_opt.detect_deadlocks) return;
+  dc_thread *t = dc_guard_owner();
+  if (!t || t->in_runtime) return;
+  rd_thread *r = &t->rd;
+  const uint32_t n = r->nheld < 16 ? r->nheld : 16;
+  if (!n || r->ignore_sync || r->disabled) return;
+  for (uint32_t i = 0; i < n; i++)
+    if ((r->held[i] | 1) == (m | 1)) return; /* held already (recursive): it cannot wait
+                                               * (together() would drop its cycles too) */
+  rd_sync *so = rd_sync_get(m, 1);
+  const uint64_t to = so->uid;
+  so->in_graph = 1;
+  rd_sync_unlock(so);
+  const uint64_t hs = dc_hash(r->held, n * sizeof r->held[0]);
+  dl_inst x = {.thread = t->serial, .pc = pc, .to_read = (uint8_t)!!as_reader};
+  int made = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint64_t from = r->held_at[i].uid;
+    if (!from) continue;
+    const uint64_t key = ((from * 0x9E3779B97F4A7C15ull) ^ (to * 0xC2B2AE3D27D4EB4Full) ^ hs ^
+                          (uint64_t)as_reader) | 1;
+    uint64_t *seen = &r->dl_seen[key >> 59];
+    if (*seen == key) continue;
+    *seen = key;
+    if (!made) { /* this acquisition's context and held set, once */
+      x.ctx = rd_ctx_handle(t);
+      x.lockset = rd_lockset_now(r);
+      made = 1;
+    }
+    x.from_ctx = r->held_at[i].ctx;
+    x.from_pc = r->held_at[i].pc;
+    x.from_read = (uint8_t)(r->held[i] & 1);
+    rd_dl_edge cycle[RD_DL_MAX];
+    dc_lock(&graph_lock);
+    const int len = add(from, r->held[i] & ~(uintptr_t)1, to, m, &x, cycle);
+    dc_unlock(&graph_lock);
+    if (len) rd_report_deadlock(cycle, len);
+  }
+}
+
+__attribute__((constructor)) static void graph_locks(void) {
+  dc_atfork_register(DC_RANK_LOCKGRAPH, &graph_lock, 1, 0);
+}
