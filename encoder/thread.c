@@ -449,10 +449,17 @@ DC_EXPORT void __tsan_set_fiber_name(void *fiber, const char *name) {
 
 /* ------------------------------------------------------------ fork */
 /* The child of a multi-threaded process has one thread: every internal lock
- * is taken before the real fork and released in both processes (common.c).
+ * is taken before the fork and released in both processes (common.c).
  * The child sees a snapshot in which everything every thread did before the
  * fork is complete: its thread acquires all their clocks, and the other
- * threads are gone. */
+ * threads are gone.
+ * The locks are taken by an atfork handler registered before the
+ * program's (a constructor of the highest priority), so that glibc runs it
+ * after every prepare handler of the program and its release before every
+ * parent and child handler: those are the program's code, instrumented,
+ * and a handler that ran with our locks held waited for them forever (a
+ * handler that locks a mutex, tests/racedet/atfork_handlers.c; before,
+ * fork() itself was wrapped, the real fork and all its handlers inside). */
 static void after_fork_child(void) {
   dc_thread *self = dc_self();
   if (!self || self == &dc_dead_thread) return;
@@ -468,17 +475,16 @@ static void after_fork_child(void) {
   rd_floor_fork_child(&self->rd.vc);
 }
 
-static _Atomic int free_lock_registered;
-DC_EXPORT pid_t fork(void) {
-  static pid_t (*real)(void);
-  if (!real) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
-  if (!real) dc_die("dacce: cannot find the real fork\n");
-  dc_atfork_prepare();
-  pid_t p = real();
+static void fork_child(void) {
   dc_atfork_release();
-  if (p == 0) after_fork_child();
-  return p;
+  after_fork_child();
 }
+
+__attribute__((constructor(101))) static void fork_handlers(void) {
+  pthread_atfork(dc_atfork_prepare, dc_atfork_release, fork_child);
+}
+
+static _Atomic int free_lock_registered;
 
 __attribute__((constructor)) static void state_locks(void) {
   if (!atomic_exchange(&free_lock_registered, 1))
