@@ -213,6 +213,8 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                                  "neither joined nor detached")                     \
   X(int, detect_deadlocks, 1, "report lock-order inversions (potential deadlocks): "\
                               "cycles in the order threads take locks")              \
+  X(int, report_mutex_bugs, 1, "report mutex misuse: unlock of a lock the thread "  \
+                               "does not hold, double lock, destroy of a held lock") \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
                                    "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
@@ -233,8 +235,9 @@ typedef struct dc_options {
 } dc_options;
 extern dc_options dc_opt;
 void dc_options_init(void);
-/* report_bugs, report_thread_leaks and detect_deadlocks as the program's own
- * __tsan_default_options() sets them, where DACCE_OPTIONS does not; read at
+/* report_bugs, report_thread_leaks, detect_deadlocks and report_mutex_bugs
+ * as the program's own __tsan_default_options() sets them, where
+ * DACCE_OPTIONS does not; read at
  * the first report (calling the program's function during initialisation
  * would run its instrumentation before the runtime is up) */
 void dc_options_program_defaults(void); /* idempotent; reads DACCE_OPTIONS */

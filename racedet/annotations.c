@@ -36,7 +36,8 @@ DC_EXPORT void __tsan_mutex_destroy(void *addr, unsigned flags) {
 }
 DC_EXPORT void __tsan_mutex_pre_lock(void *addr, unsigned flags) {
   if (!(flags & MUTEX_TRY_LOCK))
-    rd_lock_wanted((uintptr_t)addr, (flags & MUTEX_READ_LOCK) != 0, PC());
+    rd_lock_wanted((uintptr_t)addr, RD_LOCK_OTHER, (flags & MUTEX_READ_LOCK) != 0, RD_RELOCK_OK,
+                   PC());
   ignore_both(1);
 }
 DC_EXPORT void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion) {
@@ -47,6 +48,7 @@ DC_EXPORT void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion)
   rd_lock_acquired((uintptr_t)addr, reader, !reader, PC());
 }
 DC_EXPORT int __tsan_mutex_pre_unlock(void *addr, unsigned flags) {
+  rd_unlock_check((uintptr_t)addr, RD_LOCK_OTHER, PC());
   if (flags & MUTEX_READ_LOCK) {
     rd_release_read((uintptr_t)addr);
     rd_mutex_unlocked((uintptr_t)addr | 1);

@@ -208,16 +208,17 @@ static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_add
   return s.len;
 }
 
-void rd_lock_wanted(uintptr_t m, int as_reader, uintptr_t pc) {
-  if (!dc_opt.detect_deadlocks) return;
+void rd_lock_wanted(uintptr_t m, int type, int as_reader, int relock, uintptr_t pc) {
   dc_thread *t = dc_guard_owner();
-  if (!t || t->in_runtime) return;
+  if (!t || t->in_runtime || !t->rd.nheld) return;
+  /* held already: a double lock, or a recursive one, which cannot wait
+   * for others (together() would drop its cycles too) */
+  if (rd_relock_check(m, type, relock, pc) || !dc_opt.detect_deadlocks) return;
   rd_thread *r = &t->rd;
   const uint32_t n = r->nheld < 16 ? r->nheld : 16;
-  if (!n || r->ignore_sync || r->disabled) return;
+  if (r->ignore_sync || r->disabled) return;
   for (uint32_t i = 0; i < n; i++)
-    if ((r->held[i] | 1) == (m | 1)) return; /* held already (recursive): it cannot wait
-                                               * (together() would drop its cycles too) */
+    if ((r->held[i] | 1) == (m | 1)) return; /* (report_mutex_bugs=0: not asked above) */
   rd_sync *so = rd_sync_get(m, 1);
   const uint64_t to = so->uid;
   so->in_graph = 1;

@@ -50,9 +50,17 @@ static void unlocking(uintptr_t m, uintptr_t pc) {
 }
 
 /* ------------------------------------------------------------ mutex */
+/* What a relock by the owner does: returns for a recursive or
+ * error-checking mutex, never for a normal or adaptive one (glibc's kind,
+ * which C11's mtx_t shares). */
+static int relock_of(const pthread_mutex_t *m) {
+  const int kind = m->__data.__kind & 3;
+  return kind == PTHREAD_MUTEX_RECURSIVE || kind == PTHREAD_MUTEX_ERRORCHECK ? RD_RELOCK_OK
+                                                                            : RD_RELOCK_HANGS;
+}
 DC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_lock, pthread_mutex_t *);
-  rd_lock_wanted(A(m), 0, PC());
+  rd_lock_wanted(A(m), RD_LOCK_MUTEX, 0, relock_of(m), PC());
   int r = real_pthread_mutex_lock(m);
   locked(A(m), r == 0 || r == EOWNERDEAD, PC());
   return r;
@@ -77,6 +85,7 @@ DC_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t c, const str
 }
 DC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_unlock, pthread_mutex_t *);
+  rd_unlock_check(A(m), RD_LOCK_MUTEX, PC());
   unlocking(A(m), PC());
   return real_pthread_mutex_unlock(m);
 }
@@ -87,6 +96,7 @@ DC_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *
 }
 DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
   REAL(int, pthread_mutex_destroy, pthread_mutex_t *);
+  rd_destroy_check(A(m), RD_LOCK_MUTEX, PC());
   reset(A(m), PC());
   return real_pthread_mutex_destroy(m);
 }
@@ -94,7 +104,7 @@ DC_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m) {
 /* ------------------------------------------------------------ spinlock */
 DC_EXPORT int pthread_spin_lock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_lock, pthread_spinlock_t *);
-  rd_lock_wanted(A(m), 0, PC());
+  rd_lock_wanted(A(m), RD_LOCK_SPIN, 0, RD_RELOCK_HANGS, PC());
   int r = real_pthread_spin_lock(m);
   locked(A(m), r == 0, PC());
   return r;
@@ -107,6 +117,7 @@ DC_EXPORT int pthread_spin_trylock(pthread_spinlock_t *m) {
 }
 DC_EXPORT int pthread_spin_unlock(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_unlock, pthread_spinlock_t *);
+  rd_unlock_check(A(m), RD_LOCK_SPIN, PC());
   unlocking(A(m), PC());
   return real_pthread_spin_unlock(m);
 }
@@ -117,6 +128,7 @@ DC_EXPORT int pthread_spin_init(pthread_spinlock_t *m, int shared) {
 }
 DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
   REAL(int, pthread_spin_destroy, pthread_spinlock_t *);
+  rd_destroy_check(A(m), RD_LOCK_SPIN, PC());
   reset(A(m), PC());
   return real_pthread_spin_destroy(m);
 }
@@ -126,7 +138,7 @@ DC_EXPORT int pthread_spin_destroy(pthread_spinlock_t *m) {
  * released; readers do not synchronise with each other. */
 DC_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_rdlock, pthread_rwlock_t *);
-  rd_lock_wanted(A(m), 1, PC());
+  rd_lock_wanted(A(m), RD_LOCK_RWLOCK, 1, RD_RELOCK_OK, PC());
   int r = real_pthread_rwlock_rdlock(m);
   taken(A(m), r == 0, 1, 0, PC());
   return r;
@@ -152,7 +164,7 @@ DC_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *m, clockid_t c,
 }
 DC_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_wrlock, pthread_rwlock_t *);
-  rd_lock_wanted(A(m), 0, PC());
+  rd_lock_wanted(A(m), RD_LOCK_RWLOCK, 0, RD_RELOCK_HANGS_IF_READ, PC());
   int r = real_pthread_rwlock_wrlock(m);
   taken(A(m), r == 0, 0, 1, PC());
   return r;
@@ -178,6 +190,7 @@ DC_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *m, clockid_t c,
 }
 DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_unlock, pthread_rwlock_t *);
+  rd_unlock_check(A(m), RD_LOCK_RWLOCK, PC());
   OBJ_USE(m);
   rd_thread *r = rd_cur();
   uint32_t n = r->nheld < 16 ? r->nheld : 16;
@@ -203,6 +216,7 @@ DC_EXPORT int pthread_rwlock_init(pthread_rwlock_t *m, const pthread_rwlockattr_
 }
 DC_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_destroy, pthread_rwlock_t *);
+  rd_destroy_check(A(m), RD_LOCK_RWLOCK, PC());
   reset(A(m), PC());
   return real_pthread_rwlock_destroy(m);
 }
@@ -487,12 +501,14 @@ DC_EXPORT int mtx_init(mtx_t *m, int type) {
 }
 DC_EXPORT void mtx_destroy(mtx_t *m) {
   REAL(void, mtx_destroy, mtx_t *);
+  rd_destroy_check(A(m), RD_LOCK_MUTEX, PC());
   reset(A(m), PC());
   real_mtx_destroy(m);
 }
 DC_EXPORT int mtx_lock(mtx_t *m) {
   REAL(int, mtx_lock, mtx_t *);
-  rd_lock_wanted(A(m), 0, PC());
+  rd_lock_wanted(A(m), RD_LOCK_MUTEX, 0, relock_of((const pthread_mutex_t *)(const void *)m),
+                 PC());
   const int r = real_mtx_lock(m);
   locked(A(m), r == thrd_success, PC());
   return r;
@@ -511,6 +527,7 @@ DC_EXPORT int mtx_timedlock(mtx_t *m, const struct timespec *ts) {
 }
 DC_EXPORT int mtx_unlock(mtx_t *m) {
   REAL(int, mtx_unlock, mtx_t *);
+  rd_unlock_check(A(m), RD_LOCK_MUTEX, PC());
   unlocking(A(m), PC());
   return real_mtx_unlock(m);
 }

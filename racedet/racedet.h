@@ -325,11 +325,19 @@ void rd_mutex_locked(uintptr_t addr, uint64_t uid, uint32_t ctx, uintptr_t pc);
 void rd_mutex_unlocked(uintptr_t addr);
 
 /* ------------------------------------------------------------ lock order (deadlock.c) */
-/* The calling thread is about to block for lock m (as_reader: a read lock)
- * at pc: an edge from each lock it holds to m, and a report when one
- * closes a cycle of lock orders that can deadlock.  Not for try-locks (they
- * do not wait) nor timed ones (they give up). */
-void rd_lock_wanted(uintptr_t m, int as_reader, uintptr_t pc);
+/* How a lock call behaves when its thread holds the lock already. */
+enum {
+  RD_RELOCK_OK,           /* it returns: a recursive mutex, an error, a read lock */
+  RD_RELOCK_HANGS,        /* it never returns: a normal mutex, a spinlock */
+  RD_RELOCK_HANGS_IF_READ /* never over the thread's read hold: an rwlock's write lock */
+};
+/* The calling thread is about to block for lock m (type: RD_LOCK_*;
+ * as_reader: a read lock) at pc: a lock it holds already is checked for a
+ * double lock (relock: RD_RELOCK_*); else an edge from each lock it holds
+ * to m, and a report when one closes a cycle of lock orders that can
+ * deadlock.  Not for try-locks (they do not wait) nor timed ones (they
+ * give up). */
+void rd_lock_wanted(uintptr_t m, int type, int as_reader, int relock, uintptr_t pc);
 /* Lock object uid is gone (freed, destroyed, initialised again). */
 void rd_dl_forget(uint64_t uid);
 /* One edge of a cycle: thread (serial) wanted lock `to` in context ctx at
@@ -342,6 +350,30 @@ typedef struct rd_dl_edge {
   uintptr_t pc, from_pc;
 } rd_dl_edge;
 DC_COLD void rd_report_deadlock(const rd_dl_edge *e, int n);
+
+/* ------------------------------------------------------------ mutex misuse (misuse.c) */
+/* The index of lock m in the thread's held set (innermost hold), -1 when
+ * it does not hold it, -2 when the set overflowed (unknown). */
+int rd_held_index(const rd_thread *r, uintptr_t m);
+/* What a lock is, for asking it who holds it: a pthread mutex or C11
+ * mtx_t, a spinlock, an rwlock, or something else (annotated). */
+enum { RD_LOCK_OTHER, RD_LOCK_MUTEX, RD_LOCK_SPIN, RD_LOCK_RWLOCK };
+/* m (of type RD_LOCK_*) is about to be locked at pc: 1 when the thread
+ * holds it already (a double lock is reported if relock says the call
+ * never returns). */
+int rd_relock_check(uintptr_t m, int type, int relock, uintptr_t pc);
+void rd_unlock_check(uintptr_t m, int type, uintptr_t pc);  /* about to unlock m */
+void rd_destroy_check(uintptr_t m, int type, uintptr_t pc); /* about to destroy lock m */
+enum { RD_MISUSE_UNLOCK, RD_MISUSE_DOUBLE_LOCK, RD_MISUSE_DESTROY };
+typedef struct rd_misuse_desc {
+  int what; /* RD_MISUSE_* */
+  uintptr_t mutex, pc;
+  uint32_t thread, ctx;
+  int has_held, held_read; /* where the thread took the lock (double lock, destroy) */
+  uint32_t held_ctx;
+  uintptr_t held_pc;
+} rd_misuse_desc;
+DC_COLD void rd_report_misuse(const rd_misuse_desc *d);
 
 /* ------------------------------------------------------------ reports (report.c) */
 typedef struct rd_access_desc {

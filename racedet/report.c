@@ -68,6 +68,9 @@ typedef struct report {
    * one was taken */
   rd_dl_edge dl[RD_DL_MAX];
   int ndl;
+  /* mutex-misuse: what (RD_MISUSE_*), of which mutex, by which thread:
+   * st[0] is where, st[1] where the thread had taken it (has_held) */
+  const rd_misuse_desc *mis;
 } report;
 static stack mutex_st[32];
 static stack dl_st[RD_DL_MAX][2];
@@ -377,10 +380,15 @@ static void put_threads_text(const report *r, buf *b) {
   }
 }
 
+static const char *const misuse_codes[] = RD_MISUSE_CODES;
+static const char *const misuse_titles[] = RD_MISUSE_TITLES;
+static const char *const misuse_doings[] = RD_MISUSE_DOINGS;
+
 static const char *title_of(const report *r) {
   if (dc_streq(r->kind, "data-race"))
     return r->acc[0].is_vptr ? RD_VPTR_RACE_TITLE : "data race";
   if (r->ndl) return RD_DEADLOCK_TITLE;
+  if (r->mis) return misuse_titles[r->mis->what];
   return dc_streq(r->kind, "thread-leak") ? "thread leak" : r->kind;
 }
 
@@ -410,6 +418,28 @@ static void render_deadlock_text(const report *r, buf *b) {
     }
 }
 
+/* What the thread did to the mutex, and where it had taken it. */
+static void render_misuse_text(const report *r, buf *b) {
+  char t1[96];
+  const rd_misuse_desc *d = r->mis;
+  bput(b, "  ");
+  bput(b, misuse_doings[d->what], mutex_index(r, d->mutex), (unsigned long long)d->mutex,
+       tname(d->thread, t1));
+  bput(b, "\n");
+  put_stack_text(b, &r->st[0]);
+  if (d->has_held) {
+    bput(b, "\n  Mutex M%d previously %sacquired by the same thread here:\n",
+         mutex_index(r, d->mutex), d->held_read ? "read-" : "");
+    put_stack_text(b, &r->st[1]);
+  }
+  bput(b, "\n");
+  if (r->mtx_known[0]) {
+    bput(b, "  Mutex M0 (%#lx) created at:\n", (unsigned long)r->mtx[0]);
+    put_stack_text(b, &mutex_st[0]);
+    bput(b, "\n");
+  }
+}
+
 static void render_accesses_text(const report *r, buf *b);
 static void render_text(const report *r, buf *b) {
   const char *title = title_of(r);
@@ -421,6 +451,9 @@ static void render_text(const report *r, buf *b) {
       bput(b, "  And %u more similar thread leak%s.\n\n", r->similar, r->similar > 1 ? "s" : "");
   } else if (r->ndl) {
     render_deadlock_text(r, b);
+    put_threads_text(r, b);
+  } else if (r->mis) {
+    render_misuse_text(r, b);
     put_threads_text(r, b);
   } else {
     render_accesses_text(r, b);
@@ -612,7 +645,28 @@ static void render_raw_deadlock(const report *r, buf *b) {
   put_threads_raw(r, b);
 }
 
+/* "misuse", "mutex", "thread", "frames", and where the thread had taken
+ * the mutex: "held_read", "held_frames" */
+static void render_raw_misuse(const report *r, buf *b) {
+  const rd_misuse_desc *d = r->mis;
+  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
+  if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
+  bput(b, ",\"misuse\":\"%s\",\"mutex\":\"%#lx\",\"thread\":%u,\"frames\":",
+       misuse_codes[d->what], (unsigned long)(d->mutex & ~(uintptr_t)1), d->thread);
+  put_pcs_json(b, &r->st[0]);
+  if (d->has_held) {
+    bput(b, ",\"held_read\":%s,\"held_frames\":", d->held_read ? "true" : "false");
+    put_pcs_json(b, &r->st[1]);
+  }
+  put_mutex_creations_raw(r, b);
+  put_threads_raw(r, b);
+}
+
 static void render_raw(const report *r, buf *b) {
+  if (r->mis) {
+    render_raw_misuse(r, b);
+    return;
+  }
   if (r->ndl) {
     render_raw_deadlock(r, b);
     return;
@@ -862,6 +916,30 @@ void rd_report_deadlock(const rd_dl_edge *e, int n) {
     mutex_add(&r, e[i].from);
     add_thread(&r, e[i].thread);
   }
+  emit(t, &r);
+}
+
+void rd_report_misuse(const rd_misuse_desc *d) {
+  dc_thread *t = dc_self();
+  if (!t || t->in_runtime) return;
+  dc_options_program_defaults();
+  if (!dc_opt.report_bugs || !dc_opt.report_mutex_bugs) return;
+  dc_lock(&report_lock);
+  /* one report per misuse at one call */
+  const uint64_t k[2] = {(uint64_t)d->what, d->pc};
+  if (seen_insert(dc_hash(k, sizeof k) | 1)) {
+    dc_unlock(&report_lock);
+    return;
+  }
+  dc_enter(t);
+  static report r;
+  r = (report){0};
+  r.kind = "mutex-misuse";
+  r.mis = d;
+  stack_of(&r.st[0], d->ctx, d->pc);
+  if (d->has_held) stack_of(&r.st[1], d->held_ctx, d->held_pc);
+  mutex_add(&r, d->mutex);
+  add_thread(&r, d->thread);
   emit(t, &r);
 }
 

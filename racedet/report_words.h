@@ -12,4 +12,14 @@
 #define RD_VPTR_RACE_TITLE "data race on vptr (ctor/dtor vs virtual call)"
 /* the title of a lock-order-inversion report (racedet/deadlock.c) */
 #define RD_DEADLOCK_TITLE "lock-order-inversion (potential deadlock)"
+/* mutex misuse (racedet/misuse.c), by RD_MISUSE_*: the JSON "misuse" code,
+ * the title (ThreadSanitizer's words) and how the text says what happened */
+#define RD_MISUSE_CODES {"unlock-not-held", "double-lock", "destroy-held"}
+#define RD_MISUSE_TITLES                                                                \
+  {"unlock of an unlocked mutex (or by a wrong thread)", "double lock of a mutex",      \
+   "destroy of a locked mutex"}
+#define RD_MISUSE_DOINGS                                                                \
+  {"Unlock of mutex M%d (%#llx) by %s, which does not hold it:",                          \
+   "Lock of mutex M%d (%#llx) by %s, which holds it already:",                            \
+   "Destroy of mutex M%d (%#llx) by %s, which holds it:"}
 #endif

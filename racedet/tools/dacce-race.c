@@ -216,7 +216,7 @@ static void options_from_env(void) {
 /* TSAN_OPTIONS, as a project moving from ThreadSanitizer has it set: the
  * flags with a meaning here (halt_on_error, exitcode, suppressions,
  * log_path other than stderr/stdout, report_bugs, report_thread_leaks,
- * detect_deadlocks) are
+ * detect_deadlocks, report_mutex_bugs) are
  * applied first, so DACCE_RACE_OPTIONS and the command line override them;
  * TSan's other flags (history_size, ...) are ignored.  Separators: spaces,
  * colons, commas, as TSan's. */
@@ -225,7 +225,8 @@ static void options_from_tsan_env(void) {
   if (!env) return;
   static const char *const known[] = {"halt_on_error",       "exitcode",   "suppressions",
                                       "log_path",            "report_bugs",
-                                      "report_thread_leaks", "detect_deadlocks"};
+                                      "report_thread_leaks", "detect_deadlocks",
+                                      "report_mutex_bugs"};
   opt_origin = "TSAN_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
@@ -284,7 +285,8 @@ static void print_help(void) {
          "Options (--name=VALUE or --name VALUE, dashes or underscores; also from\n"
          "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides,\n"
          "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs,\n"
-         "report_thread_leaks and detect_deadlocks, which both override):\n");
+         "report_thread_leaks, detect_deadlocks and report_mutex_bugs, which both\n"
+         "override):\n");
 #define LO_META_int "=N"
 #define LO_META_file "=FILE"
 #define LO_META_prefix "=PREFIX"

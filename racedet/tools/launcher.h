@@ -95,8 +95,14 @@ typedef struct lr_edge {
 
 typedef struct lr_report {
   lr_arena arena;
-  /* "data-race", "heap-use-after-free", "thread-leak" or "lock-order-inversion" */
+  /* "data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion"
+   * or "mutex-misuse" */
   const char *kind;
+  /* mutex-misuse: what ("unlock-not-held", "double-lock", "destroy-held"),
+   * to mutexes[0]; acc[0] is the call (thread, st), acc[1].st where the
+   * thread had taken the mutex (n 0: none; read-locked: held_read) */
+  const char *misuse;
+  int held_read;
   long pid;
   const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
   /* thread-leak: the thread that finished unjoined and undetached, and how
@@ -214,6 +220,9 @@ const char *lr_thread_name(const struct lr_report *r, unsigned id, char buf[LR_T
 const lr_frame *lr_report_top(const lr_report *r);
 int lr_is_leak(const lr_report *r);
 int lr_is_deadlock(const lr_report *r);
+int lr_is_misuse(const lr_report *r);
+/* a mutex-misuse report's RD_MISUSE_* (racedet/report_words.h), or -1 */
+int lr_misuse_index(const lr_report *r);
 /* The leaked thread of a thread-leak report (NULL if not described). */
 const lr_thread *lr_leaked_thread(const lr_report *r);
 

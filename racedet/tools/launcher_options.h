@@ -17,8 +17,8 @@
   X(file, sarif, "", "also write the reports as a SARIF 2.1.0 log to FILE (GitHub code "  \
                      "scanning)")                                                       \
   X(file, suppressions, "", "skip reports matched by FILE (ThreadSanitizer syntax: "     \
-                            "race:, race_top:, thread:, called_from_lib:, deadlock: "   \
-                            "patterns)")                                                \
+                            "race:, race_top:, thread:, called_from_lib:, deadlock:, "  \
+                            "mutex: patterns)")                                         \
   X(int, exitcode, 66, "exit status when races were reported")                         \
   X(flag, halt_on_error, 0, "stop the program at the first (unsuppressed) report")      \
   X(prefix, log_path, "", "write the text reports to PREFIX.<pid> instead of stderr")  \

@@ -453,6 +453,8 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
     order_add(r, &raw, r->leak_thread);
   } else if (lr_is_deadlock(r)) {
     for (int i = 0; i < r->nedges; i++) order_add(r, &raw, r->edges[i].thread);
+  } else if (lr_is_misuse(r)) {
+    order_add(r, &raw, r->acc[0].thread);
   } else {
     order_add(r, &raw, r->acc[0].thread);
     order_add(r, &raw, r->acc[1].thread);
@@ -552,6 +554,24 @@ static int raw_cycle(conv *c, const jval *root, lr_report *r) {
   return raw_mutex_creations(c, root, r);
 }
 
+/* "misuse", "mutex", "thread", "frames", "held_read", "held_frames" */
+static int raw_misuse(conv *c, const jval *root, lr_report *r) {
+  uint64_t tid = 0, m = 0;
+  if (field_str(c, root, "misuse", &r->misuse, 1) || field_hex(c, root, "mutex", &m, 1) ||
+      field_uint(c, root, "thread", UINT32_MAX, &tid, 1) ||
+      raw_stack(c, root, "frames", &r->acc[0].st, 1) ||
+      field_bool(c, root, "held_read", &r->held_read) ||
+      raw_stack(c, root, "held_frames", &r->acc[1].st, 0))
+    return -1;
+  if (lr_misuse_index(r) < 0) return bad(c, "misuse", "is not a known misuse");
+  r->acc[0].thread = r->acc[1].thread = (unsigned)tid;
+  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes);
+  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created);
+  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known);
+  mutex_id(r, m);
+  return raw_mutex_creations(c, root, r);
+}
+
 /* "leak": {"thread": N, "similar": K} */
 static int raw_leak(conv *c, const jval *root, lr_report *r) {
   const jval *o = get(root, "leak");
@@ -594,17 +614,20 @@ int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t w
   const char *kind = NULL;
   if (field_str(&c, root, "kind", &kind, 1) == 0 && strcmp(kind, "data-race") &&
       strcmp(kind, "heap-use-after-free") && strcmp(kind, "thread-leak") &&
-      strcmp(kind, "lock-order-inversion"))
+      strcmp(kind, "lock-order-inversion") && strcmp(kind, "mutex-misuse"))
     bad(&c, "kind",
-        "is not data-race, heap-use-after-free, thread-leak or lock-order-inversion");
+        "is not data-race, heap-use-after-free, thread-leak, lock-order-inversion or "
+        "mutex-misuse");
   if (!c.err) r->kind = kind;
   if (!c.err) field_uint(&c, root, "pid", INT32_MAX, &pid, 0);
   if (!c.err) field_str(&c, root, "capture", &r->capture, 0);
-  if (!c.err && (lr_is_leak(r) || lr_is_deadlock(r))) {
+  if (!c.err && (lr_is_leak(r) || lr_is_deadlock(r) || lr_is_misuse(r))) {
     if (lr_is_leak(r))
       raw_leak(&c, root, r);
-    else
+    else if (lr_is_deadlock(r))
       raw_cycle(&c, root, r);
+    else
+      raw_misuse(&c, root, r);
     r->loc.kind = "unknown";
     r->loc.name = "";
   } else if (!c.err) {

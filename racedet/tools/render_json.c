@@ -1,7 +1,7 @@
 /* render_json.c: a symbolised report as one JSON line (--json FILE).
  *
  * {"kind": "data-race" | "heap-use-after-free" | "thread-leak" |
- *          "lock-order-inversion", "pid": N,
+ *          "lock-order-inversion" | "mutex-misuse", "pid": N,
  *  "capture": "stackwalk" | "cct"  (only under those ablation modes),
  *  "current"/"previous": {"thread", "is_write", "is_atomic", "is_free", "size",
  *     "address": "0x..", "decode_error", "frames": [FRAME...]},
@@ -23,6 +23,10 @@
  *  "from_read", "to_read", "thread", "frames" (where it wanted `to`),
  *  "held_frames" (where it had taken `from`)}] and "mutexes" instead of
  *  current, previous and location,
+ *  a mutex misuse has "misuse": "unlock-not-held" | "double-lock" |
+ *  "destroy-held", "mutex": "M1", "thread", "frames" (the call), and when
+ *  the thread holds the mutex "held_read" and "held_frames" (where it took
+ *  it), and "mutexes",
  *  "summary": "data race /path/file.c:7:45 in bump"}
  * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
  *          "pc": "0x..", "inlined": bool}, innermost first; unknown strings
@@ -89,6 +93,19 @@ static void cycle(lr_buf *b, const lr_report *r) {
     lr_bputs(b, "}");
   }
   lr_bputs(b, "]");
+  mutexes(b, r);
+}
+
+/* a mutex misuse: what, the mutex, the thread and its stacks */
+static void misuse(lr_buf *b, const lr_report *r) {
+  lr_bputs(b, ",\"misuse\":");
+  lr_bjson_str(b, r->misuse);
+  lr_bput(b, ",\"mutex\":\"M1\",\"thread\":%u,\"frames\":", r->acc[0].thread);
+  frames(b, &r->acc[0].st);
+  if (r->acc[1].st.n) {
+    lr_bput(b, ",\"held_read\":%s,\"held_frames\":", r->held_read ? "true" : "false");
+    frames(b, &r->acc[1].st);
+  }
   mutexes(b, r);
 }
 
@@ -160,6 +177,8 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
     lr_bput(b, ",\"leak\":{\"thread\":%u,\"similar\":%u}", r->leak_thread, r->leak_similar);
   else if (lr_is_deadlock(r))
     cycle(b, r);
+  else if (lr_is_misuse(r))
+    misuse(b, r);
   else
     accesses(b, r);
   lr_bputs(b, ",\"threads\":[");

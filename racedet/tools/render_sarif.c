@@ -1,8 +1,8 @@
 /* render_sarif.c: the reports as one SARIF 2.1.0 log (--sarif FILE), for
  * GitHub code scanning and other SARIF viewers.
  *
- * One run; tool.driver names the four rules (data-race, heap-use-after-free,
- * thread-leak, lock-order-inversion; a leak's result is at its thread's
+ * One run; tool.driver names the five rules (data-race, heap-use-after-free,
+ * thread-leak, lock-order-inversion, mutex-misuse; a leak's result is at its thread's
  * creation, with the creation flows only; a lock-order inversion's at its
  * first edge's acquisition, the others related, a flow per stack).
  * One result per report:
@@ -364,9 +364,57 @@ static void add_deadlock(lr_sarif *s, const lr_report *r) {
   lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
 }
 
+/* A mutex misuse: at the call, with where the thread had taken the mutex
+ * related; fingerprinted by what and the call's stack. */
+static void add_misuse(lr_sarif *s, const lr_report *r) {
+  lr_buf *b = &s->results;
+  char tn[LR_TNAME];
+  const lr_frame *top = lr_report_top(r), *held = src_frame(&r->acc[1].st);
+  lr_buf msg = {0};
+  lr_bputs(&msg, lr_report_title(r));
+  msg.p[0] = (char)(msg.p[0] - 'a' + 'A');
+  lr_bput(&msg, ": %s", lr_thread_name(r, r->acc[0].thread, tn));
+  if (top && top->function) lr_bput(&msg, " in %s", top->function);
+  if (top && top->file) lr_bput(&msg, " (%s:%d)", lr_basename(top->file), top->line);
+  if (held && held->function) lr_bput(&msg, ", which took it in %s", held->function);
+  if (held && held->file) lr_bput(&msg, " (%s:%d)", lr_basename(held->file), held->line);
+  lr_bputs(&msg, ".");
+  if (s->n++) lr_bputs(b, ",");
+  lr_bputs(b, "{\"ruleId\":\"mutex-misuse\",\"ruleIndex\":4,\"level\":\"error\",");
+  message(b, msg.p);
+  lr_bputs(b, ",\"locations\":[");
+  if (top) location(s, b, top, msg.p, -1);
+  lr_buf_free(&msg);
+  lr_bputs(b, "]");
+  if (held) {
+    lr_bputs(b, ",\"relatedLocations\":[");
+    location(s, b, held, "Where the thread took the mutex", 1);
+    lr_bputs(b, "]");
+  }
+  char *sig = stack_signature(&r->acc[0].st);
+  uint64_t h = fnv(fnv(fnv(1469598103934665603ull, r->kind), r->misuse), sig);
+  free(sig);
+  lr_bput(b, ",\"partialFingerprints\":{\"dacceRace/v1\":\"%016llx\"}", (unsigned long long)h);
+  lr_bputs(b, ",\"codeFlows\":[{");
+  message(b, "The call, where the thread took the mutex, and where the thread was created");
+  lr_bputs(b, ",\"threadFlows\":[");
+  thread_flow(s, b, "call", lr_report_title(r), &r->acc[0].st);
+  if (r->acc[1].st.n) {
+    lr_bputs(b, ",");
+    thread_flow(s, b, "held", "Where the thread took the mutex", &r->acc[1].st);
+  }
+  creation_flows(s, b, r, 0);
+  lr_bputs(b, "]}]");
+  lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
+}
+
 void lr_sarif_add(lr_sarif *s, const lr_report *r) {
   if (lr_is_leak(r)) {
     add_leak(s, r);
+    return;
+  }
+  if (lr_is_misuse(r)) {
+    add_misuse(s, r);
     return;
   }
   if (lr_is_deadlock(r)) {
@@ -494,6 +542,16 @@ int lr_sarif_write(lr_sarif *s, FILE *out) {
                "\"help\":{\"text\":\"Take the locks in one global order everywhere, or do "
                "not hold one while taking the other; each thread's two stacks (where it took "
                "the lock it held, where it asked for the next) are in the code flows.\"},"
+               "\"defaultConfiguration\":{\"level\":\"error\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}},"
+               "{\"id\":\"mutex-misuse\",\"name\":\"MutexMisuse\","
+               "\"shortDescription\":{\"text\":\"Mutex misuse\"},"
+               "\"fullDescription\":{\"text\":\"A thread unlocks a lock it does not hold, "
+               "locks again a non-recursive lock it holds (it waits for itself forever), or "
+               "destroys a lock it holds: undefined behaviour.\"},"
+               "\"help\":{\"text\":\"Unlock only what the thread locked, once; use a "
+               "recursive mutex for re-entrant locking; unlock before destroying.\"},"
                "\"defaultConfiguration\":{\"level\":\"error\"},"
                "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
                "\"precision\":\"high\",\"problem.severity\":\"error\"}}"

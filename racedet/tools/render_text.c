@@ -25,6 +25,11 @@
  * with its stack and "Mutex M1 previously acquired by the same thread
  * here:" with that one, then the mutexes and threads as a race's.
  *
+ * A mutex misuse says what the thread did ("Unlock of mutex M1 (0x..) by
+ * thread T1, which does not hold it:", "Lock of ... which holds it
+ * already:", "Destroy of ... which holds it:") with its stack, and where it
+ * had taken the mutex when it holds it.
+ *
  * A thread leak has no accesses: the leaked thread "(finished) created by"
  * its creator, its ancestry, "And N more similar thread leaks." when other
  * threads created at the same place leaked too, and a SUMMARY at its
@@ -160,6 +165,23 @@ static void put_cycle(lr_buf *b, const lr_report *r) {
   }
 }
 
+/* A mutex misuse: what the thread did, where it had taken the mutex. */
+static void put_misuse(lr_buf *b, const lr_report *r) {
+  static const char *const doings[] = RD_MISUSE_DOINGS;
+  char t[LR_TNAME];
+  lr_bputs(b, "  ");
+  lr_bput(b, doings[lr_misuse_index(r)], 1, (unsigned long long)r->mutexes[0],
+          lr_thread_name(r, r->acc[0].thread, t));
+  lr_bputs(b, "\n");
+  put_stack(b, &r->acc[0].st);
+  if (r->acc[1].st.n) {
+    lr_bput(b, "\n  Mutex M1 previously %sacquired by the same thread here:\n",
+            r->held_read ? "read-" : "");
+    put_stack(b, &r->acc[1].st);
+  }
+  lr_bputs(b, "\n");
+}
+
 static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
   lr_bput(b, "SUMMARY: %s: %s", tool, lr_report_title(r));
   const lr_frame *top = lr_report_top(r);
@@ -193,8 +215,11 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
     put_summary(b, r, tool);
     return;
   }
-  if (lr_is_deadlock(r)) {
-    put_cycle(b, r);
+  if (lr_is_deadlock(r) || lr_is_misuse(r)) {
+    if (lr_is_deadlock(r))
+      put_cycle(b, r);
+    else
+      put_misuse(b, r);
     put_mutexes(b, r);
     put_threads(b, r);
     put_summary(b, r, tool);

@@ -13,9 +13,10 @@
  *                      path or file name)
  *   deadlock:P         any frame of a lock-order inversion's stacks (where
  *                      each thread asked for a lock, and took the one it held)
- * Only deadlock: and thread: apply to lock-order inversions.  TSan's other
- * types (mutex, signal) are accepted and never match.  The first
- * suppression in file order that matches counts.
+ *   mutex:P            any frame of a mutex misuse's stacks
+ * Only deadlock: and thread: apply to lock-order inversions, only mutex:
+ * and thread: to mutex misuse.  TSan's signal type is accepted and never
+ * matches.  The first suppression in file order that matches counts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,12 +25,12 @@
 
 #include "launcher.h"
 
-enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_DEADLOCK, S_OTHER };
+enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_DEADLOCK, S_MUTEX, S_OTHER };
 static const struct {
   const char *name;
   int type;
 } types[] = {{"race", S_RACE},          {"race_top", S_RACE_TOP}, {"thread", S_THREAD},
-             {"called_from_lib", S_LIB}, {"mutex", S_OTHER},       {"signal", S_OTHER},
+             {"called_from_lib", S_LIB}, {"mutex", S_MUTEX},       {"signal", S_OTHER},
              {"deadlock", S_DEADLOCK}};
 
 typedef struct supp {
@@ -204,6 +205,11 @@ static int matches(const supp *x, const lr_report *r) {
         if (stack_match(x->pattern, &r->edges[i].wanted, 0) ||
             stack_match(x->pattern, &r->edges[i].held, 0))
           return 1;
+    if (x->type != S_THREAD) return 0;
+  }
+  if (lr_is_misuse(r)) { /* mutex: and thread: only */
+    if (x->type == S_MUTEX)
+      return stack_match(x->pattern, &r->acc[0].st, 0) || stack_match(x->pattern, &r->acc[1].st, 0);
     if (x->type != S_THREAD) return 0;
   }
   switch (x->type) {

@@ -146,14 +146,25 @@ const char *lr_kind_words(const char *kind) {
   return kind;
 }
 
+int lr_misuse_index(const lr_report *r) {
+  static const char *const codes[] = RD_MISUSE_CODES;
+  for (int i = 0; lr_is_misuse(r) && r->misuse && i < (int)(sizeof codes / sizeof *codes); i++)
+    if (!strcmp(r->misuse, codes[i])) return i;
+  return -1;
+}
+
 const char *lr_report_title(const lr_report *r) {
+  static const char *const titles[] = RD_MISUSE_TITLES;
   if (!strcmp(r->kind, "data-race") && r->acc[0].is_vptr)
     return RD_VPTR_RACE_TITLE;
+  const int m = lr_misuse_index(r);
+  if (m >= 0) return titles[m];
   return lr_kind_words(r->kind);
 }
 
 int lr_is_leak(const lr_report *r) { return !strcmp(r->kind, "thread-leak"); }
 int lr_is_deadlock(const lr_report *r) { return !strcmp(r->kind, "lock-order-inversion"); }
+int lr_is_misuse(const lr_report *r) { return !strcmp(r->kind, "mutex-misuse"); }
 
 const lr_thread *lr_leaked_thread(const lr_report *r) {
   for (int i = 0; i < r->nthreads; i++)

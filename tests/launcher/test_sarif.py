@@ -62,8 +62,10 @@ t.check(driver["name"] == "dacce-race" and driver.get("version") and
         ("informationUri" not in driver or driver["informationUri"].startswith("https://")),
         "driver name, version, informationUri absent or a real URI", driver)
 t.check([x["id"] for x in driver["rules"]] ==
-        ["data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion"],
-        "rules data-race, heap-use-after-free, thread-leak and lock-order-inversion",
+        ["data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion",
+         "mutex-misuse"],
+        "rules data-race, heap-use-after-free, thread-leak, lock-order-inversion and "
+        "mutex-misuse",
         driver["rules"])
 t.check(run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri") ==
         "file://" + os.path.realpath(ROOT) + "/", "%SRCROOT% is the working directory",

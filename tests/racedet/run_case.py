@@ -2,7 +2,8 @@
 """Build one program with dacce-cc/dacce-c++, run it under dacce-race --json,
 and check the expectations written in its header comment:
 
-  EXPECT: clean | race | heap-use-after-free | thread-leak | lock-order-inversion
+  EXPECT: clean | race | heap-use-after-free | thread-leak | lock-order-inversion |
+          mutex-misuse
   EXPECT-CURRENT: f g h      functions on the current access's stack,
   EXPECT-PREVIOUS: f g h     innermost first, as a subsequence; a|b = either
   EXPECT-LOCATION: kind [name]
@@ -45,9 +46,15 @@ and check the expectations written in its header comment:
                              N different threads
   EXPECT-WANTED: f g         each function is on the stack where a different
                              edge of the cycle asked for its lock
+                             (EXPECT-EVERY: the innermost frame with a
+                             source line of each misuse report's call)
   EXPECT-HELD: f g           ... where a different edge took the lock it held
                              (a lock-order inversion's current thread, for
                              EXPECT-CREATION, is its first edge's)
+  EXPECT-MISUSE: what        a mutex misuse's kind (unlock-not-held, double-lock,
+                             destroy-held); its call's stack is the "current"
+                             one (EXPECT-CURRENT, EXPECT-CREATION), where the
+                             thread took the mutex EXPECT-HELD's
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -76,7 +83,7 @@ import tempfile
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
-         "WANTED", "HELD"}
+         "WANTED", "HELD", "MISUSE"}
 
 
 def expectations(src):
@@ -128,6 +135,8 @@ def check_report(rep, exp):
         return check_leak(rep, exp)
     if rep["kind"] == "lock-order-inversion":
         return check_cycle(rep, exp)
+    if rep["kind"] == "mutex-misuse":
+        return check_misuse(rep, exp)
     why = []
     cur, prev = rep["current"]["frames"], rep["previous"]["frames"]
     want_cur, want_prev = exp.get("CURRENT", []), exp.get("PREVIOUS", [])
@@ -289,10 +298,33 @@ def check_cycle(rep, exp):
     return why + mutex_creation_why(rep, exp)
 
 
+def check_misuse(rep, exp):
+    why = []
+    threads = {t["id"]: t for t in rep.get("threads", [])}
+    if "MISUSE" in exp and rep.get("misuse") != exp["MISUSE"][0]:
+        why.append(f"misuse {rep.get('misuse')!r}, expected {exp['MISUSE'][0]!r}")
+    if [m.get("id") for m in rep.get("mutexes", [])] != ["M1"] or rep.get("mutex") != "M1":
+        why.append(f"mutexes {rep.get('mutexes')}, expected M1 alone")
+    if rep.get("thread") not in threads:
+        why.append(f"thread {rep.get('thread')} not among the report's threads")
+    for key, field in (("CURRENT", "frames"), ("HELD", "held_frames")):
+        if key in exp and not stack_has(exp[key], rep.get(field) or []):
+            why.append(f"{field} {[f.get('function') for f in rep.get(field) or []]}, "
+                       f"expected {exp[key]}")
+    if "CREATION" in exp:
+        why += creation_why(threads, rep.get("thread"), exp["CREATION"])
+    return why + mutex_creation_why(rep, exp)
+
+
 def every_missing(reports, n, name):
     """EXPECT-EVERY: which of name_0 .. name_<n-1> no report has innermost"""
     seen = set()
     for rep in reports:
+        if rep.get("kind") == "mutex-misuse":
+            fr = [f for f in rep.get("frames") or [] if f.get("file")]
+            if fr:
+                seen.add(base_name(fr[0].get("function")))
+            continue
         for side in ("current", "previous"):
             fr = rep[side]["frames"]
             if fr:
@@ -300,7 +332,7 @@ def every_missing(reports, n, name):
     missing = [f"{name}_{i}" for i in range(n) if f"{name}_{i}" not in seen]
     if not missing:
         return []
-    return [f"{len(missing)} of {n} races not reported: {' '.join(missing[:12])}"
+    return [f"{len(missing)} of {n} not reported: {' '.join(missing[:12])}"
             f"{' ...' if len(missing) > 12 else ''}"]
 
 
