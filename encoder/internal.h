@@ -635,6 +635,7 @@ typedef struct dc_thread_rec {
   uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */
   char name[64];          /* pthread_setname_np / AnnotateThreadName */
   int has_creator;
+  int ktid;               /* the kernel's thread id while it runs (0: a fiber) */
 } dc_thread_rec;
 #define DC_MAX_THREADS (1u << 22)
 extern dc_vec dc_threads; /* dc_thread_rec by serial */
@@ -742,6 +743,9 @@ void dc_stats_add_thread(const dc_thread *t);
 /* the name reports give thread serial (pthread_setname_np, AnnotateThreadName,
  * __tsan_set_fiber_name; cut to the record's size) */
 void dc_thread_set_name(uint32_t serial, const char *name);
+/* The serial of the running thread whose kernel thread id is ktid (a lock's
+ * owner as glibc records it), or UINT32_MAX. */
+uint32_t dc_thread_of_ktid(int ktid);
 
 /* ---------------------------------------------------------------- verify.c */
 void dc_verify(dc_thread *t);

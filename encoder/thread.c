@@ -142,6 +142,15 @@ static dc_thread *state_alloc(void) {
   return t;
 }
 
+uint32_t dc_thread_of_ktid(int ktid) {
+  uint32_t n = atomic_load_explicit(&dc_threads.n, memory_order_acquire);
+  for (uint32_t i = 0; i < n; i++) {
+    const dc_thread_rec *r = dc_vec_at(&dc_threads, i);
+    if (r->ktid == ktid && __atomic_load_n(&r->live, __ATOMIC_ACQUIRE)) return i;
+  }
+  return UINT32_MAX;
+}
+
 void dc_threads_flag(uint32_t bits) {
   uint32_t n = atomic_load_explicit(&dc_threads.n, memory_order_acquire);
   for (uint32_t i = 0; i < n; i++) {
@@ -209,9 +218,9 @@ static void state_start(dc_thread *t, int current) {
   t->verify_countdown = dc_opt.verify ? (uint64_t)dc_opt.verify : 1;
   if (dc_opt.verify) atomic_store(&t->pending, DC_PENDING_VERIFY);
   if (dc_capture_mode != DC_CAPTURE_DACCE) atomic_fetch_or(&t->pending, DC_PENDING_CAPTURE);
-  if (current) dc_tls = t;
-  __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, t,
-                   __ATOMIC_RELEASE);
+  dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
+  if (current) dc_tls = t, rec->ktid = gettid();
+  __atomic_store_n(&rec->live, t, __ATOMIC_RELEASE);
   /* a dictionary published before the record was visible: check now */
   if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
 }
@@ -463,6 +472,7 @@ DC_EXPORT void __tsan_set_fiber_name(void *fiber, const char *name) {
 static void after_fork_child(void) {
   dc_thread *self = dc_self();
   if (!self || self == &dc_dead_thread) return;
+  ((dc_thread_rec *)dc_vec_at(&dc_threads, self->serial))->ktid = gettid();
   uint32_t n = atomic_load(&dc_threads.n);
   for (uint32_t i = 0; i < n; i++) {
     dc_thread_rec *r = dc_vec_at(&dc_threads, i);

@@ -3,8 +3,10 @@
  * (sync.c, rd_mutex_locked, whatever the lock's type and whether
  * synchronisation is ignored):
  *  - unlock of a lock the thread does not hold (never locked, unlocked
- *    already, or held by another thread): undefined for every pthread and
- *    C11 lock, even where glibc checks (an error-checking mutex's EPERM);
+ *    already, or held by another thread, which the report names when the
+ *    lock does: a mutex's owner, an rwlock's writer): undefined for every
+ *    pthread and C11 lock, even where glibc checks (an error-checking
+ *    mutex's EPERM);
  *  - a lock of a lock the thread holds already, where the call can never
  *    return (a normal or adaptive mutex, a spinlock, an rwlock's write lock
  *    over the thread's own read lock): reported before the program hangs,
@@ -49,10 +51,12 @@ static int holds(uintptr_t m, int type, int as_reader) {
 }
 
 /* Report misuse `what` of lock m at pc by the calling thread; held: its
- * entry in held[] (where it took m), or -1. */
-static DC_NOINLINE void misuse(dc_thread *t, int what, uintptr_t m, uintptr_t pc, int held) {
+ * entry in held[] (where it took m), or -1; holder: another thread that
+ * holds m (serial + 1), or 0. */
+static DC_NOINLINE void misuse(dc_thread *t, int what, uintptr_t m, uintptr_t pc, int held,
+                               uint32_t holder) {
   const rd_thread *r = &t->rd;
-  rd_misuse_desc d = {.what = what, .mutex = m, .thread = t->serial, .pc = pc};
+  rd_misuse_desc d = {.what = what, .mutex = m, .thread = t->serial, .pc = pc, .holder = holder};
   if (held >= 0) {
     d.held_read = (int)(r->held[held] & 1);
     d.held_ctx = r->held_at[held].ctx;
@@ -86,8 +90,18 @@ int rd_relock_check(uintptr_t m, int type, int relock, uintptr_t pc) {
   const int i = held_entry(t, m, type);
   if (i < 0) return 0;
   if (relock == RD_RELOCK_HANGS || (relock == RD_RELOCK_HANGS_IF_READ && (t->rd.held[i] & 1)))
-    misuse(t, RD_MISUSE_DOUBLE_LOCK, m, pc, i);
+    misuse(t, RD_MISUSE_DOUBLE_LOCK, m, pc, i, 0);
   return 1;
+}
+
+/* The thread (serial + 1) that the lock says holds it for writing, other
+ * than the calling one; 0 when none or unknown. */
+static uint32_t holder(uintptr_t m, int type) {
+  const int owner = type == RD_LOCK_MUTEX ? ((const pthread_mutex_t *)m)->__data.__owner
+                    : type == RD_LOCK_RWLOCK ? ((const pthread_rwlock_t *)m)->__data.__cur_writer
+                                             : 0;
+  const uint32_t serial = owner > 0 && owner != gettid() ? dc_thread_of_ktid(owner) : UINT32_MAX;
+  return serial + 1; /* (UINT32_MAX + 1: 0) */
 }
 
 void rd_unlock_check(uintptr_t m, int type, uintptr_t pc) {
@@ -95,11 +109,11 @@ void rd_unlock_check(uintptr_t m, int type, uintptr_t pc) {
   if (!t || rd_held_index(&t->rd, m) != -1) return;
   /* (a lock of it this thread made unseen: the lock says it is its own) */
   if (type == RD_LOCK_MUTEX && holds(m, type, 0)) return;
-  misuse(t, RD_MISUSE_UNLOCK, m, pc, -1);
+  misuse(t, RD_MISUSE_UNLOCK, m, pc, -1, holder(m, type));
 }
 
 void rd_destroy_check(uintptr_t m, int type, uintptr_t pc) {
   dc_thread *t = checked();
   const int i = t ? held_entry(t, m, type) : -1;
-  if (i >= 0) misuse(t, RD_MISUSE_DESTROY, m, pc, i);
+  if (i >= 0) misuse(t, RD_MISUSE_DESTROY, m, pc, i, 0);
 }

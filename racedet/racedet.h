@@ -370,6 +370,7 @@ typedef struct rd_misuse_desc {
   uintptr_t mutex, pc;
   uint32_t thread, ctx;
   int has_held, held_read; /* where the thread took the lock (double lock, destroy) */
+  uint32_t holder;         /* an unlock's: the thread holding the lock + 1 (0: none known) */
   uint32_t held_ctx;
   uintptr_t held_pc;
 } rd_misuse_desc;

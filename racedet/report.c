@@ -425,7 +425,8 @@ static void render_misuse_text(const report *r, buf *b) {
   bput(b, "  ");
   bput(b, misuse_doings[d->what], mutex_index(r, d->mutex), (unsigned long long)d->mutex,
        tname(d->thread, t1));
-  bput(b, "\n");
+  if (d->holder) bput(b, RD_MISUSE_HOLDER, tname(d->holder - 1, t1));
+  bput(b, ":\n");
   put_stack_text(b, &r->st[0]);
   if (d->has_held) {
     bput(b, "\n  Mutex M%d previously %sacquired by the same thread here:\n",
@@ -645,14 +646,17 @@ static void render_raw_deadlock(const report *r, buf *b) {
   put_threads_raw(r, b);
 }
 
-/* "misuse", "mutex", "thread", "frames", and where the thread had taken
- * the mutex: "held_read", "held_frames" */
+/* "misuse", "mutex", "thread", "holder" (another thread holding the mutex,
+ * when known), "frames", and where the thread had taken the mutex:
+ * "held_read", "held_frames" */
 static void render_raw_misuse(const report *r, buf *b) {
   const rd_misuse_desc *d = r->mis;
   bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
   if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
-  bput(b, ",\"misuse\":\"%s\",\"mutex\":\"%#lx\",\"thread\":%u,\"frames\":",
-       misuse_codes[d->what], (unsigned long)(d->mutex & ~(uintptr_t)1), d->thread);
+  bput(b, ",\"misuse\":\"%s\",\"mutex\":\"%#lx\",\"thread\":%u,", misuse_codes[d->what],
+       (unsigned long)(d->mutex & ~(uintptr_t)1), d->thread);
+  if (d->holder) bput(b, "\"holder\":%u,", d->holder - 1);
+  bput(b, "\"frames\":");
   put_pcs_json(b, &r->st[0]);
   if (d->has_held) {
     bput(b, ",\"held_read\":%s,\"held_frames\":", d->held_read ? "true" : "false");
@@ -940,6 +944,7 @@ void rd_report_misuse(const rd_misuse_desc *d) {
   if (d->has_held) stack_of(&r.st[1], d->held_ctx, d->held_pc);
   mutex_add(&r, d->mutex);
   add_thread(&r, d->thread);
+  if (d->holder) add_thread(&r, d->holder - 1);
   emit(t, &r);
 }
 

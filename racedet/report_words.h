@@ -19,7 +19,9 @@
   {"unlock of an unlocked mutex (or by a wrong thread)", "double lock of a mutex",      \
    "destroy of a locked mutex"}
 #define RD_MISUSE_DOINGS                                                                \
-  {"Unlock of mutex M%d (%#llx) by %s, which does not hold it:",                          \
-   "Lock of mutex M%d (%#llx) by %s, which holds it already:",                            \
-   "Destroy of mutex M%d (%#llx) by %s, which holds it:"}
+  {"Unlock of mutex M%d (%#llx) by %s, which does not hold it",                           \
+   "Lock of mutex M%d (%#llx) by %s, which holds it already",                             \
+   "Destroy of mutex M%d (%#llx) by %s, which holds it"}
+/* ... and after an unlock's, the thread that does hold it: " (%s does)" */
+#define RD_MISUSE_HOLDER " (%s does)"
 #endif

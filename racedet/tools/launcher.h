@@ -103,6 +103,8 @@ typedef struct lr_report {
    * thread had taken the mutex (n 0: none; read-locked: held_read) */
   const char *misuse;
   int held_read;
+  int has_holder;  /* an unlock's: another thread holds the mutex, */
+  unsigned holder; /* this one */
   long pid;
   const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
   /* thread-leak: the thread that finished unjoined and undetached, and how

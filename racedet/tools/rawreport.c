@@ -455,6 +455,7 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
     for (int i = 0; i < r->nedges; i++) order_add(r, &raw, r->edges[i].thread);
   } else if (lr_is_misuse(r)) {
     order_add(r, &raw, r->acc[0].thread);
+    if (r->has_holder) order_add(r, &raw, r->holder);
   } else {
     order_add(r, &raw, r->acc[0].thread);
     order_add(r, &raw, r->acc[1].thread);
@@ -554,7 +555,7 @@ static int raw_cycle(conv *c, const jval *root, lr_report *r) {
   return raw_mutex_creations(c, root, r);
 }
 
-/* "misuse", "mutex", "thread", "frames", "held_read", "held_frames" */
+/* "misuse", "mutex", "thread", "holder", "frames", "held_read", "held_frames" */
 static int raw_misuse(conv *c, const jval *root, lr_report *r) {
   uint64_t tid = 0, m = 0;
   if (field_str(c, root, "misuse", &r->misuse, 1) || field_hex(c, root, "mutex", &m, 1) ||
@@ -564,6 +565,12 @@ static int raw_misuse(conv *c, const jval *root, lr_report *r) {
       raw_stack(c, root, "held_frames", &r->acc[1].st, 0))
     return -1;
   if (lr_misuse_index(r) < 0) return bad(c, "misuse", "is not a known misuse");
+  if (get(root, "holder")) {
+    uint64_t h = 0;
+    if (field_uint(c, root, "holder", UINT32_MAX, &h, 1)) return -1;
+    r->has_holder = 1;
+    r->holder = (unsigned)h;
+  }
   r->acc[0].thread = r->acc[1].thread = (unsigned)tid;
   r->mutexes = lr_alloc(c->a, sizeof *r->mutexes);
   r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created);

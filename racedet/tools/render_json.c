@@ -24,7 +24,8 @@
  *  "held_frames" (where it had taken `from`)}] and "mutexes" instead of
  *  current, previous and location,
  *  a mutex misuse has "misuse": "unlock-not-held" | "double-lock" |
- *  "destroy-held", "mutex": "M1", "thread", "frames" (the call), and when
+ *  "destroy-held", "mutex": "M1", "thread", "holder" (an unlock's: the
+ *  thread that holds the mutex, when known), "frames" (the call), and when
  *  the thread holds the mutex "held_read" and "held_frames" (where it took
  *  it), and "mutexes",
  *  "summary": "data race /path/file.c:7:45 in bump"}
@@ -100,7 +101,9 @@ static void cycle(lr_buf *b, const lr_report *r) {
 static void misuse(lr_buf *b, const lr_report *r) {
   lr_bputs(b, ",\"misuse\":");
   lr_bjson_str(b, r->misuse);
-  lr_bput(b, ",\"mutex\":\"M1\",\"thread\":%u,\"frames\":", r->acc[0].thread);
+  lr_bput(b, ",\"mutex\":\"M1\",\"thread\":%u,", r->acc[0].thread);
+  if (r->has_holder) lr_bput(b, "\"holder\":%u,", r->holder);
+  lr_bputs(b, "\"frames\":");
   frames(b, &r->acc[0].st);
   if (r->acc[1].st.n) {
     lr_bput(b, ",\"held_read\":%s,\"held_frames\":", r->held_read ? "true" : "false");

@@ -378,6 +378,7 @@ static void add_misuse(lr_sarif *s, const lr_report *r) {
   if (top && top->file) lr_bput(&msg, " (%s:%d)", lr_basename(top->file), top->line);
   if (held && held->function) lr_bput(&msg, ", which took it in %s", held->function);
   if (held && held->file) lr_bput(&msg, " (%s:%d)", lr_basename(held->file), held->line);
+  if (r->has_holder) lr_bput(&msg, ", while %s holds it", lr_thread_name(r, r->holder, tn));
   lr_bputs(&msg, ".");
   if (s->n++) lr_bputs(b, ",");
   lr_bputs(b, "{\"ruleId\":\"mutex-misuse\",\"ruleIndex\":4,\"level\":\"error\",");

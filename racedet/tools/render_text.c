@@ -26,7 +26,8 @@
  * here:" with that one, then the mutexes and threads as a race's.
  *
  * A mutex misuse says what the thread did ("Unlock of mutex M1 (0x..) by
- * thread T1, which does not hold it:", "Lock of ... which holds it
+ * thread T1, which does not hold it:", with " (thread T2 does)" when
+ * another thread holds it, "Lock of ... which holds it
  * already:", "Destroy of ... which holds it:") with its stack, and where it
  * had taken the mutex when it holds it.
  *
@@ -172,7 +173,8 @@ static void put_misuse(lr_buf *b, const lr_report *r) {
   lr_bputs(b, "  ");
   lr_bput(b, doings[lr_misuse_index(r)], 1, (unsigned long long)r->mutexes[0],
           lr_thread_name(r, r->acc[0].thread, t));
-  lr_bputs(b, "\n");
+  if (r->has_holder) lr_bput(b, RD_MISUSE_HOLDER, lr_thread_name(r, r->holder, t));
+  lr_bputs(b, ":\n");
   put_stack(b, &r->acc[0].st);
   if (r->acc[1].st.n) {
     lr_bput(b, "\n  Mutex M1 previously %sacquired by the same thread here:\n",

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_misuse.py BUILD_DIR [gcc|clang]: mutex misuse through the launcher
-(misuse_prog.c: a destroy of a held mutex, an unlock of one never locked).
+(misuse_prog.c: a destroy of a held mutex, an unlock of one never locked,
+which the main thread holds: the report names it).
 
 Text: ThreadSanitizer's titles, what the thread did with the call's stack
 (the interceptor frame, the program's line), where it had taken the mutex,
@@ -53,7 +54,7 @@ if destroy:
 if unlock:
     text = "\n".join(unlock)
     call = section(unlock, r"^  Unlock of mutex M1 \(0x[0-9a-f]+\) by thread T1, which does not "
-                           r"hold it:$")
+                           r"hold it \(main thread does\):$")
     t.check([f[0] for f in call[:2]] == ["pthread_mutex_unlock", "release_spare"] and
             call[1][1:] == (src, m["unlock"]), "unlock: the call's stack", text)
     t.check("previously acquired" not in text, "unlock: no held stack", text)
@@ -66,6 +67,8 @@ for what, j in jreps.items():
             [x["id"] for x in j.get("mutexes", [])] == ["M1"] and j.get("thread") == 1,
             f"JSON {what}: kind, mutex, thread", json.dumps(j)[:1500])
     t.check(("held_frames" in j) == (what == "destroy-held"), f"JSON {what}: held_frames")
+    t.check(j.get("holder") == (0 if what == "unlock-not-held" else None),
+            f"JSON {what}: holder {j.get('holder')}")
     t.check(j.get("summary", "").startswith(("destroy of a locked mutex ", "unlock of an unlocked")),
             f"JSON {what}: summary {j.get('summary')!r}")
 
@@ -85,6 +88,9 @@ t.check(len(res) == 2 and all(x["ruleId"] == "mutex-misuse" and rules[x["ruleInd
         json.dumps([(x["ruleId"], x["ruleIndex"]) for x in res]))
 d = [x for x in res if x["message"]["text"].startswith("Destroy of a locked mutex: thread T1 in "
                                                         "close_job")]
+u = [x for x in res if x["message"]["text"].startswith("Unlock of an unlocked mutex")]
+t.check(len(u) == 1 and u[0]["message"]["text"].endswith(", while main thread holds it."),
+        "SARIF: the unlock names the holder", json.dumps(u)[:1000])
 t.check(len(d) == 1 and d[0]["locations"][0]["physicalLocation"]["region"]["startLine"] ==
         m["destroy"] and len(d[0].get("relatedLocations", [])) == 1,
         "SARIF: the destroy at its line, the lock related", json.dumps(res)[:3000])

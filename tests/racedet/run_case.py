@@ -55,6 +55,8 @@ and check the expectations written in its header comment:
                              destroy-held); its call's stack is the "current"
                              one (EXPECT-CURRENT, EXPECT-CREATION), where the
                              thread took the mutex EXPECT-HELD's
+  EXPECT-HOLDER: f           an unlock's holder (another thread holding the
+                             mutex) was created by function f
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -83,7 +85,7 @@ import tempfile
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
-         "WANTED", "HELD", "MISUSE"}
+         "WANTED", "HELD", "MISUSE", "HOLDER"}
 
 
 def expectations(src):
@@ -313,6 +315,12 @@ def check_misuse(rep, exp):
                        f"expected {exp[key]}")
     if "CREATION" in exp:
         why += creation_why(threads, rep.get("thread"), exp["CREATION"])
+    if "HOLDER" in exp:
+        h = threads.get(rep.get("holder")) or {}
+        fr = h.get("creation_frames") or [{}]
+        if not name_matches(exp["HOLDER"][0], fr[0].get("function") or ""):
+            why.append(f"holder {rep.get('holder')} created in {fr[0].get('function')}, "
+                       f"expected {exp['HOLDER'][0]}")
     return why + mutex_creation_why(rep, exp)
 
 
