@@ -548,9 +548,17 @@ static void ack(void) {
 /* The runtime's record of a verdict __tsan_on_finalize changed at exit
  * (racedet/report.c rd_report_verdict): the program's own process only, a
  * forked child's exit decides nothing.  Not a report: no acknowledgement. */
-static int handle_verdict(const char *line) {
+static int handle_verdict(const char *line, size_t len) {
+  /* the line is not NUL-terminated (the read buffer goes on after it):
+   * sscanf gets a copy (before, it measured the buffer past the line) */
+  static const char head[] = "{\"kind\":\"verdict\",";
+  char copy[128];
+  if (len < sizeof head - 1 || len >= sizeof copy || memcmp(line, head, sizeof head - 1))
+    return 0;
+  memcpy(copy, line, len);
+  copy[len] = 0;
   int pid, failed, verdict;
-  if (sscanf(line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}", &pid,
+  if (sscanf(copy, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}", &pid,
              &failed, &verdict) != 3)
     return 0;
   if (pid == R.child) R.verdict = verdict != 0;
@@ -559,7 +567,7 @@ static int handle_verdict(const char *line) {
 
 static void handle_report(const char *line, size_t len);
 static void handle_line(const char *line, size_t len) {
-  if (handle_verdict(line)) return;
+  if (handle_verdict(line, len)) return;
   handle_report(line, len);
   ack();
 }

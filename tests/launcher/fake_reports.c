@@ -89,6 +89,21 @@ static const char *malformed[] = {
     "{\"kind\":\"data-race\"} trailing\n",
     "{\"kind\":\"data-race\",\"pid\":1e999999999999}\n",
     "{\"a\":\"\\ud800\",\"kind\":tru}\n",
+    "{\"kind\":\"lock-order-inversion\"}\n",                    /* no cycle */
+    "{\"kind\":\"lock-order-inversion\",\"cycle\":[{\"from\":\"0x1\",\"to\":\"0x2\","
+    "\"thread\":1,\"frames\":[],\"held_frames\":[]}]}\n",      /* one edge */
+    "{\"kind\":\"lock-order-inversion\",\"cycle\":[{\"from\":\"x\",\"to\":\"0x2\","
+    "\"thread\":1,\"frames\":[],\"held_frames\":[]},{\"from\":\"0x2\",\"to\":\"0x1\","
+    "\"thread\":2,\"frames\":[],\"held_frames\":[]}]}\n",      /* bad address */
+    "{\"kind\":\"lock-order-inversion\",\"cycle\":[{\"from\":\"0x1\",\"to\":\"0x2\","
+    "\"thread\":1,\"frames\":[]},{\"from\":\"0x2\",\"to\":\"0x1\",\"thread\":2,"
+    "\"frames\":[],\"held_frames\":[]}]}\n",                     /* no held_frames */
+    "{\"kind\":\"mutex-misuse\",\"misuse\":\"double-lock\",\"thread\":1,"
+    "\"frames\":[]}\n",                                           /* no mutex */
+    "{\"kind\":\"mutex-misuse\",\"misuse\":\"juggling\",\"mutex\":\"0x1\","
+    "\"thread\":1,\"frames\":[]}\n",                             /* unknown misuse */
+    "{\"kind\":\"mutex-misuse\",\"misuse\":\"unlock-not-held\",\"mutex\":\"0x1\","
+    "\"thread\":1,\"holder\":-2,\"frames\":[]}\n",               /* negative holder */
 };
 
 int main(int argc, char **argv) {

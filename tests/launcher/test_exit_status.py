@@ -8,10 +8,12 @@ says so and exits 139; --halt-on-error stops at the first report, in the
 runtime or, with suppressions, in the launcher.  A program's
 __tsan_on_finalize is called with whether races were reported, and a
 verdict it changes decides: a pass leaves the program's own status, a
-failure is the exitcode (with the launcher and without).
+failure is the exitcode (with the launcher and without); the launcher
+runs clean under valgrind's memcheck doing so.
 """
 import os
 import re
+import shutil
 import subprocess
 
 from lrtest import HERE, Test, text_reports
@@ -48,6 +50,15 @@ for mode, verdict, status, want in (("race", None, 5, 66), ("race", "0", 5, 5),
     t.check_status(r, want, what)
     t.check_in(f"on_finalize({int(mode == 'race')})", r.stderr, f"{what}: the hook's argument")
     t.check((len(text_reports(r.stderr)) > 0) == (mode == "race"), f"{what}: reports", r.stderr)
+# the launcher itself under memcheck, reading reports and a verdict record
+# (it once handed the record to sscanf without its end: a read past the line)
+if shutil.which("valgrind"):
+    e = {k: v for k, v in os.environ.items() if k not in ("DACCE_OPTIONS", "DACCE_RACE_OPTIONS")}
+    r = subprocess.run(["valgrind", "-q", "--error-exitcode=99", "--leak-check=no", t.launcher,
+                        fin, "race", "5"], env={**e, "FINALIZE_VERDICT": "0"}, cwd=t.tmp,
+                       capture_output=True, text=True, timeout=300, errors="replace")
+    t.check(r.returncode == 5 and "==" not in r.stderr.replace("==================", ""),
+            f"the launcher under valgrind: exit {r.returncode}, expected 5, no errors", r.stderr)
 # without the launcher: the runtime applies a changed verdict itself
 e = {k: v for k, v in os.environ.items() if k not in ("DACCE_OPTIONS", "FINALIZE_VERDICT")}
 r = subprocess.run([fin, "clean", "3"], env={**e, "FINALIZE_VERDICT": "1"},
