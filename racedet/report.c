@@ -758,6 +758,16 @@ static void write_all(int fd, const char *p, size_t n) {
 
 static void emit(dc_thread *t, const report *r);
 
+/* The report being made: one for every kind (with report_lock held), as
+ * it is megabytes (its stacks hold every decoded frame) and each report
+ * clears it all. */
+static report the_report;
+static report *report_new(const char *kind) {
+  the_report = (report){0};
+  the_report.kind = kind;
+  return &the_report;
+}
+
 static void stack_clear(stack *st) {
   st->n = st->truncated = st->error = st->not_captured = st->pc_merged = 0;
 }
@@ -797,34 +807,32 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
     return;
   }
   dc_enter(t);
-  static report r;
-  r = (report){0};
-  r.acc[0] = *cur;
-  r.acc[1] = *prev;
-  r.kind = prev->freed ? "heap-use-after-free" : "data-race";
-  stack_of(&r.st[0], cur->ctx, cur->pc);
-  stack_of(&r.st[1], prev->ctx, prev->pc);
-  r.st[1].pc_merged = prev->pc_merged && prev->pc;
+  report *r = report_new(prev->freed ? "heap-use-after-free" : "data-race");
+  r->acc[0] = *cur;
+  r->acc[1] = *prev;
+  stack_of(&r->st[0], cur->ctx, cur->pc);
+  stack_of(&r->st[1], prev->ctx, prev->pc);
+  r->st[1].pc_merged = prev->pc_merged && prev->pc;
   /* the same two stacks in either role are one report; a use-after-free
    * is not the same report as a race between the same stacks */
-  if (seen_insert(pair_hash(dc_hash(r.st[0].pc, r.st[0].n * sizeof(uintptr_t)),
-                            dc_hash(r.st[1].pc, r.st[1].n * sizeof(uintptr_t))) ^
-                  (r.kind[0] == 'h' ? 0x5555 : 0))) {
+  if (seen_insert(pair_hash(dc_hash(r->st[0].pc, r->st[0].n * sizeof(uintptr_t)),
+                            dc_hash(r->st[1].pc, r->st[1].n * sizeof(uintptr_t))) ^
+                  (r->kind[0] == 'h' ? 0x5555 : 0))) {
     dc_leave(t);
     dc_unlock(&report_lock);
     return;
   }
-  locate(&r, cur->addr);
-  r.loc_type = rd_external_type(cur->addr);
-  add_thread(&r, cur->tid);
-  add_thread(&r, prev->tid);
+  locate(r, cur->addr);
+  r->loc_type = rd_external_type(cur->addr);
+  add_thread(r, cur->tid);
+  add_thread(r, prev->tid);
   for (int k = 0; k < 2; k++) {
-    const rd_ctxrec *c = rd_ctx_get(r.acc[k].ctx);
+    const rd_ctxrec *c = rd_ctx_get(r->acc[k].ctx);
     const rd_lockset *ls = c ? rd_lockset_get(rd_ctx_aux(c)->locks) : 0;
-    for (uint32_t i = 0; ls && i < ls->n; i++) r.held[k][r.nheld[k]++] = ls->a[i];
+    for (uint32_t i = 0; ls && i < ls->n; i++) r->held[k][r->nheld[k]++] = ls->a[i];
   }
-  mutex_creations(&r);
-  emit(t, &r);
+  mutex_creations(r);
+  emit(t, r);
 }
 
 /* The raw channel, opened at its first use (with report_lock held): is it
@@ -895,11 +903,6 @@ void rd_report_deadlock(const rd_dl_edge *e, int n) {
   dc_options_program_defaults();
   if (!dc_opt.report_bugs || !dc_opt.detect_deadlocks) return;
   dc_lock(&report_lock);
-  dc_enter(t);
-  static report r;
-  r = (report){0};
-  r.kind = "lock-order-inversion";
-  r.ndl = n;
   /* one report per cycle closed at the same calls of the lock functions,
    * whichever edge closed it and whatever called those: the same lines
    * taking their locks in the same orders are one bug, however many call
@@ -907,20 +910,22 @@ void rd_report_deadlock(const rd_dl_edge *e, int n) {
   uint64_t h = 0x10c0;
   for (int i = 0; i < n; i++) h += dc_hash(&e[i].pc, sizeof e[i].pc);
   if (seen_insert(h | 1)) {
-    dc_leave(t);
     dc_unlock(&report_lock);
     return;
   }
+  dc_enter(t);
+  report *r = report_new("lock-order-inversion");
+  r->ndl = n;
   for (int i = 0; i < n; i++) { /* mutexes and threads in cycle order */
-    r.dl[i] = e[i];
+    r->dl[i] = e[i];
     for (int k = 0; k < 2; k++) {
       stack_clear(&dl_st[i][k]);
       stack_of(&dl_st[i][k], k ? e[i].from_ctx : e[i].ctx, k ? e[i].from_pc : e[i].pc);
     }
-    mutex_add(&r, e[i].from);
-    add_thread(&r, e[i].thread);
+    mutex_add(r, e[i].from);
+    add_thread(r, e[i].thread);
   }
-  emit(t, &r);
+  emit(t, r);
 }
 
 void rd_report_misuse(const rd_misuse_desc *d) {
@@ -936,16 +941,14 @@ void rd_report_misuse(const rd_misuse_desc *d) {
     return;
   }
   dc_enter(t);
-  static report r;
-  r = (report){0};
-  r.kind = "mutex-misuse";
-  r.mis = d;
-  stack_of(&r.st[0], d->ctx, d->pc);
-  if (d->has_held) stack_of(&r.st[1], d->held_ctx, d->held_pc);
-  mutex_add(&r, d->mutex);
-  add_thread(&r, d->thread);
-  if (d->holder) add_thread(&r, d->holder - 1);
-  emit(t, &r);
+  report *r = report_new("mutex-misuse");
+  r->mis = d;
+  stack_of(&r->st[0], d->ctx, d->pc);
+  if (d->has_held) stack_of(&r->st[1], d->held_ctx, d->held_pc);
+  mutex_add(r, d->mutex);
+  add_thread(r, d->thread);
+  if (d->holder) add_thread(r, d->holder - 1);
+  emit(t, r);
 }
 
 void rd_report_leak(uint32_t serial, uint32_t similar) {
@@ -953,13 +956,11 @@ void rd_report_leak(uint32_t serial, uint32_t similar) {
   if (t->in_runtime || !dc_opt.report_bugs) return;
   dc_lock(&report_lock);
   dc_enter(t);
-  static report r;
-  r = (report){0};
-  r.kind = "thread-leak";
-  r.leak_tid = serial;
-  r.similar = similar;
-  add_thread(&r, serial);
-  emit(t, &r);
+  report *r = report_new("thread-leak");
+  r->leak_tid = serial;
+  r->similar = similar;
+  add_thread(r, serial);
+  emit(t, r);
 }
 
 __attribute__((constructor)) static void report_locks(void) {
