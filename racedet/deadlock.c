@@ -5,9 +5,11 @@
  * A -> B; a cycle of edges is a way the threads can wait for each other
  * forever, even if this run never did.  Locks are named by their object
  * (rd_sync.uid), not their address: an object goes when its memory is
- * freed, or it is destroyed or initialised again, so a new lock at an old
- * address is a new node (ThreadSanitizer names locks by address and
- * reports cycles through two locks that only shared a stack address).
+ * freed, or it is destroyed or initialised again, so a lock made after
+ * that at the old address is a new node (ThreadSanitizer names locks by
+ * address).  A C++ std::mutex in a reused stack slot shows none of these
+ * and stays one node; libstdc++'s try_lock/2.cc, where TSan sees a cycle
+ * through such slots, is one thread's, which the first rule below drops.
  *
  * Each edge keeps the ways it was taken (instances: thread, held set,
  * modes, contexts).  A cycle is reported only if one instance per edge can
