@@ -218,9 +218,8 @@ void rd_lock_wanted(uintptr_t m, int type, int as_reader, int relock, uintptr_t 
   if (rd_relock_check(m, type, relock, pc) || !dc_opt.detect_deadlocks) return;
   rd_thread *r = &t->rd;
   const uint32_t n = r->nheld < 16 ? r->nheld : 16;
-  if (r->ignore_sync || r->disabled) return;
-  for (uint32_t i = 0; i < n; i++)
-    if ((r->held[i] | 1) == (m | 1)) return; /* (report_mutex_bugs=0: not asked above) */
+  /* (with report_mutex_bugs=0 the check above did not look) */
+  if (r->ignore_sync || r->disabled || rd_held_find(r, m) >= 0) return;
   rd_sync *so = rd_sync_get(m, 1);
   const uint64_t to = so->uid;
   so->in_graph = 1;

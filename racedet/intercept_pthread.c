@@ -192,15 +192,9 @@ DC_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *m) {
   REAL(int, pthread_rwlock_unlock, pthread_rwlock_t *);
   rd_unlock_check(A(m), RD_LOCK_RWLOCK, PC());
   OBJ_USE(m);
-  rd_thread *r = rd_cur();
-  uint32_t n = r->nheld < 16 ? r->nheld : 16;
-  int as_reader = 0;
-  for (uint32_t i = n; i-- > 0;)
-    if ((r->held[i] & ~(uintptr_t)RD_TAG_READ) == A(m)) {
-      as_reader = r->held[i] & RD_TAG_READ;
-      break;
-    }
-  if (as_reader) {
+  const rd_thread *r = rd_cur();
+  const int i = rd_held_find(r, A(m));
+  if (i >= 0 && (r->held[i] & RD_TAG_READ)) {
     rd_release_read(A(m));
     rd_mutex_unlocked(A(m) | RD_TAG_READ);
   } else {

@@ -26,13 +26,6 @@
 
 #include "racedet.h"
 
-int rd_held_index(const rd_thread *r, uintptr_t m) {
-  if (r->nheld > 16) return -2;
-  for (uint32_t i = r->nheld; i-- > 0;)
-    if ((r->held[i] | 1) == (m | 1)) return (int)i;
-  return -1;
-}
-
 /* Does the calling thread hold lock m (type RD_LOCK_*; as_reader: a read
  * hold of an rwlock) as the lock itself says?  Unknown types: yes. */
 static int holds(uintptr_t m, int type, int as_reader) {

@@ -296,7 +296,6 @@ typedef struct rd_sync {
   rd_vc rvc; /* released by read-unlockers (rwlock) */
   struct rd_sync *next;
   _Atomic int lock;
-  uint32_t owner_tid, recursion;
   int creation_known; /* a lock: its creation site is recorded (sync.c) */
   int in_graph;       /* a node of the lock-order graph (deadlock.c) */
   uint64_t uid;       /* this object, never reused: the graph's name for it */
@@ -352,9 +351,17 @@ typedef struct rd_dl_edge {
 DC_COLD void rd_report_deadlock(const rd_dl_edge *e, int n);
 
 /* ------------------------------------------------------------ mutex misuse (misuse.c) */
-/* The index of lock m in the thread's held set (innermost hold), -1 when
- * it does not hold it, -2 when the set overflowed (unknown). */
-int rd_held_index(const rd_thread *r, uintptr_t m);
+/* The index of the thread's innermost hold of lock m (either mode) among
+ * the held entries it keeps (the first 16), or -1. */
+static inline int rd_held_find(const rd_thread *r, uintptr_t m) {
+  for (uint32_t i = r->nheld < 16 ? r->nheld : 16; i-- > 0;)
+    if ((r->held[i] | 1) == (m | 1)) return (int)i;
+  return -1;
+}
+/* The same, -2 when the set overflowed (whether it holds m is unknown). */
+static inline int rd_held_index(const rd_thread *r, uintptr_t m) {
+  return r->nheld > 16 ? -2 : rd_held_find(r, m);
+}
 /* What a lock is, for asking it who holds it: a pthread mutex or C11
  * mtx_t, a spinlock, an rwlock, or something else (annotated). */
 enum { RD_LOCK_OTHER, RD_LOCK_MUTEX, RD_LOCK_SPIN, RD_LOCK_RWLOCK };

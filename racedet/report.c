@@ -392,6 +392,16 @@ static const char *title_of(const report *r) {
   return dc_streq(r->kind, "thread-leak") ? "thread leak" : r->kind;
 }
 
+/* Each mutex named whose creation is known, with its stack. */
+static void put_mutex_creations_text(const report *r, buf *b) {
+  for (int j = 0; j < r->nmtx; j++)
+    if (r->mtx_known[j]) {
+      bput(b, "  Mutex M%d (%#lx) created at:\n", j, (unsigned long)r->mtx[j]);
+      put_stack_text(b, &mutex_st[j]);
+      bput(b, "\n");
+    }
+}
+
 /* The cycle, each edge's two stacks, the mutexes' creations. */
 static void render_deadlock_text(const report *r, buf *b) {
   char t1[96];
@@ -410,12 +420,7 @@ static void render_deadlock_text(const report *r, buf *b) {
     put_stack_text(b, &dl_st[i][1]);
     bput(b, "\n");
   }
-  for (int j = 0; j < r->nmtx; j++)
-    if (r->mtx_known[j]) {
-      bput(b, "  Mutex M%d (%#lx) created at:\n", j, (unsigned long)r->mtx[j]);
-      put_stack_text(b, &mutex_st[j]);
-      bput(b, "\n");
-    }
+  put_mutex_creations_text(r, b);
 }
 
 /* What the thread did to the mutex, and where it had taken it. */
@@ -434,11 +439,7 @@ static void render_misuse_text(const report *r, buf *b) {
     put_stack_text(b, &r->st[1]);
   }
   bput(b, "\n");
-  if (r->mtx_known[0]) {
-    bput(b, "  Mutex M0 (%#lx) created at:\n", (unsigned long)r->mtx[0]);
-    put_stack_text(b, &mutex_st[0]);
-    bput(b, "\n");
-  }
+  put_mutex_creations_text(r, b);
 }
 
 static void render_accesses_text(const report *r, buf *b);
@@ -574,10 +575,15 @@ static void put_mutex_creations_raw(const report *r, buf *b) {
   bput(b, "]");
 }
 
-static void render_raw_access(const report *r, buf *b) {
-  bput(b, "{\"kind\":\"%s\",\"pid\":%d,\"mutexes_held_by_current\":%d", r->kind, (int)getpid(),
-       r->nheld[0]);
+/* {"kind":..,"pid":..[,"capture":..] of every report but a leak's */
+static void put_head_raw(const report *r, buf *b) {
+  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
   if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
+}
+
+static void render_raw_access(const report *r, buf *b) {
+  put_head_raw(r, b);
+  bput(b, ",\"mutexes_held_by_current\":%d", r->nheld[0]);
   for (int k = 0; k < 2; k++) {
     const rd_access_desc *a = &r->acc[k];
     bput(b, ",\"%s\":{\"thread\":%u,\"is_write\":%s,\"is_atomic\":%s,\"is_free\":%s,\"size\":%u,"
@@ -627,8 +633,7 @@ static void render_raw_access(const report *r, buf *b) {
 /* "cycle": [{"from", "to", "from_read", "to_read", "thread", "frames"
  * (where `to` was wanted), "held_frames" (where `from` was taken)}] */
 static void render_raw_deadlock(const report *r, buf *b) {
-  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
-  if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
+  put_head_raw(r, b);
   bput(b, ",\"cycle\":[");
   for (int i = 0; i < r->ndl; i++) {
     const rd_dl_edge *e = &r->dl[i];
@@ -651,8 +656,7 @@ static void render_raw_deadlock(const report *r, buf *b) {
  * "held_read", "held_frames" */
 static void render_raw_misuse(const report *r, buf *b) {
   const rd_misuse_desc *d = r->mis;
-  bput(b, "{\"kind\":\"%s\",\"pid\":%d", r->kind, (int)getpid());
-  if (dc_capture_mode != DC_CAPTURE_DACCE) bput(b, ",\"capture\":\"%s\"", rd_capture_name());
+  put_head_raw(r, b);
   bput(b, ",\"misuse\":\"%s\",\"mutex\":\"%#lx\",\"thread\":%u,", misuse_codes[d->what],
        (unsigned long)(d->mutex & ~(uintptr_t)1), d->thread);
   if (d->holder) bput(b, "\"holder\":%u,", d->holder - 1);

@@ -219,7 +219,10 @@ void rd_mutex_unlocked(uintptr_t addr) {
   uint32_t i = n;
   while (i > 0 && r->held[i - 1] != addr) i--;
   if (i > 0) { /* the innermost hold of addr goes */
-    for (uint32_t j = i - 1; j + 1 < n; j++) r->held[j] = r->held[j + 1], r->held_at[j] = r->held_at[j + 1];
+    for (uint32_t j = i - 1; j + 1 < n; j++) {
+      r->held[j] = r->held[j + 1];
+      r->held_at[j] = r->held_at[j + 1];
+    }
     r->nheld--;
   } else if (r->nheld > 16) {
     r->nheld--;

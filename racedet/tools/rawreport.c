@@ -466,6 +466,13 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
   return 0;
 }
 
+/* Room for n mutexes (M-numbers) and their creation stacks. */
+static void mutexes_alloc(conv *c, lr_report *r, size_t n) {
+  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * n);
+  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created * n);
+  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known * n);
+}
+
 /* A mutex as M-number of the report, added on first mention. */
 static int mutex_id(lr_report *r, uint64_t addr) {
   for (int i = 0; i < r->nmutexes; i++)
@@ -512,9 +519,7 @@ static int raw_mutex_creations(conv *c, const jval *root, lr_report *r) {
 }
 
 static int raw_mutexes(conv *c, const jval *root, lr_report *r) {
-  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * 2 * LR_MAX_HELD);
-  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created * 2 * LR_MAX_HELD);
-  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known * 2 * LR_MAX_HELD);
+  mutexes_alloc(c, r, 2 * LR_MAX_HELD);
   int per_access = 0;
   for (int k = 0; k < 2; k++) {
     const jval *o = get(root, k ? "previous" : "current");
@@ -536,9 +541,7 @@ static int raw_cycle(conv *c, const jval *root, lr_report *r) {
   for (const jval *e = v->child; e; e = e->next) n++;
   if (n < 2 || n > 2 * LR_MAX_HELD) return bad(c, "cycle", "is not 2 to 32 edges long");
   r->edges = lr_alloc(c->a, sizeof *r->edges * (size_t)n);
-  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes * 2 * LR_MAX_HELD);
-  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created * 2 * LR_MAX_HELD);
-  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known * 2 * LR_MAX_HELD);
+  mutexes_alloc(c, r, 2 * LR_MAX_HELD);
   for (const jval *e = v->child; e; e = e->next) {
     if (e->t != J_OBJ) return bad(c, "cycle", "holds a non-object");
     lr_edge *d = &r->edges[r->nedges++];
@@ -572,9 +575,7 @@ static int raw_misuse(conv *c, const jval *root, lr_report *r) {
     r->holder = (unsigned)h;
   }
   r->acc[0].thread = r->acc[1].thread = (unsigned)tid;
-  r->mutexes = lr_alloc(c->a, sizeof *r->mutexes);
-  r->mutex_created = lr_alloc(c->a, sizeof *r->mutex_created);
-  r->mutex_created_known = lr_alloc(c->a, sizeof *r->mutex_created_known);
+  mutexes_alloc(c, r, 1);
   mutex_id(r, m);
   return raw_mutex_creations(c, root, r);
 }

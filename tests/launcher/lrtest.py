@@ -116,6 +116,23 @@ class Test:
         sys.exit(0)
 
 
+SARIF_VALIDATOR = os.path.join(ROOT, "tests", "sarif", "validate_sarif.py")
+
+
+def python_with_jsonschema():
+    """a python3 that can import jsonschema (tests/sarif/validate_sarif.py), or None"""
+    for py in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
+        if py and os.access(py, os.X_OK) and subprocess.run(
+                [py, "-c", "import jsonschema"], capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+def validate_sarif(py, path):
+    """run the SARIF 2.1.0 schema validator on path with py; the CompletedProcess"""
+    return subprocess.run([py, SARIF_VALIDATOR, path], capture_output=True, text=True)
+
+
 def text_reports(stderr):
     """the text reports in stderr, each a list of lines"""
     reps, cur = [], None

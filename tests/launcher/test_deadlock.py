@@ -16,11 +16,8 @@ the program's own __tsan_default_options.
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 
-from lrtest import HERE, ROOT, Test, mark, section, text_reports
+from lrtest import HERE, Test, mark, python_with_jsonschema, section, text_reports, validate_sarif
 
 t = Test("launcher_deadlock")
 SRC = os.path.join(HERE, "deadlock_prog.c")
@@ -102,12 +99,9 @@ if jreps:
             f"JSON summary {j.get('summary')!r}")
 
 # ---------------------------------------------------------------- SARIF
-py = next((p for p in (sys.executable, shutil.which("python3"), "/usr/bin/python3")
-           if p and subprocess.run([p, "-c", "import jsonschema"],
-                                   capture_output=True).returncode == 0), None)
+py = python_with_jsonschema()
 if py:  # (test_sarif skips without python3-jsonschema; here only this check)
-    v = subprocess.run([py, os.path.join(ROOT, "tests", "sarif", "validate_sarif.py"), sarif],
-                       capture_output=True, text=True)
+    v = validate_sarif(py, sarif)
     t.check(v.returncode == 0, "valid SARIF 2.1.0", v.stdout + v.stderr)
 with open(sarif) as f:
     log = json.load(f)

@@ -14,11 +14,8 @@ and the program's own __tsan_default_options.
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 
-from lrtest import HERE, ROOT, Test, mark, section, text_reports
+from lrtest import HERE, Test, mark, python_with_jsonschema, section, text_reports, validate_sarif
 
 t = Test("launcher_misuse")
 SRC = os.path.join(HERE, "misuse_prog.c")
@@ -72,12 +69,9 @@ for what, j in jreps.items():
     t.check(j.get("summary", "").startswith(("destroy of a locked mutex ", "unlock of an unlocked")),
             f"JSON {what}: summary {j.get('summary')!r}")
 
-py = next((p for p in (sys.executable, shutil.which("python3"), "/usr/bin/python3")
-           if p and subprocess.run([p, "-c", "import jsonschema"],
-                                   capture_output=True).returncode == 0), None)
+py = python_with_jsonschema()
 if py:
-    v = subprocess.run([py, os.path.join(ROOT, "tests", "sarif", "validate_sarif.py"), sarif],
-                       capture_output=True, text=True)
+    v = validate_sarif(py, sarif)
     t.check(v.returncode == 0, "valid SARIF 2.1.0", v.stdout + v.stderr)
 with open(sarif) as f:
     run = json.load(f)["runs"][0]

@@ -12,24 +12,11 @@ created thread, and the message's note on a merged previous access.
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-from lrtest import RACE_PROG, ROOT, SKIP, Test, mark
+from lrtest import RACE_PROG, ROOT, SKIP, Test, mark, python_with_jsonschema, validate_sarif
 
 t = Test("launcher_sarif")
-VALIDATOR = os.path.join(ROOT, "tests", "sarif", "validate_sarif.py")
-
-
-def python_with_jsonschema():
-    for py in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
-        if py and os.access(py, os.X_OK) and subprocess.run(
-                [py, "-c", "import jsonschema"], capture_output=True).returncode == 0:
-            return py
-    return None
-
-
 PY = python_with_jsonschema()
 if not PY:
     print("SKIP: python3-jsonschema is not installed (apt-get install python3-jsonschema)")
@@ -42,7 +29,7 @@ rel_src = os.path.relpath(os.path.realpath(RACE_PROG), os.path.realpath(ROOT))
 def run_sarif(mode, name, cwd):
     out = os.path.join(t.tmp, f"{name}.sarif")
     r = t.run(["--sarif", out, prog, mode], cwd=cwd)
-    v = subprocess.run([PY, VALIDATOR, out], capture_output=True, text=True)
+    v = validate_sarif(PY, out)
     t.check(v.returncode == 0, f"{name}: valid SARIF 2.1.0", v.stdout + v.stderr)
     with open(out) as f:
         return r, json.load(f)
@@ -145,7 +132,7 @@ merged_prog = t.build(os.path.join(ROOT, "tests", "racedet", "merged_fields.c"),
                       f"merged_fields_{t.cc}", extra=["-pthread"])
 out7 = os.path.join(t.tmp, "merged.sarif")
 r = t.run(["--sarif", out7, merged_prog], cwd=ROOT)
-v = subprocess.run([PY, VALIDATOR, out7], capture_output=True, text=True)
+v = validate_sarif(PY, out7)
 t.check(v.returncode == 0, "merged: valid SARIF 2.1.0", v.stdout + v.stderr)
 with open(out7) as f:
     res7 = results(json.load(f))
@@ -161,7 +148,7 @@ leak_prog = t.build(leak_src, f"thread_leaks_{t.cc}", extra=["-pthread"])
 out8 = os.path.join(t.tmp, "leak.sarif")
 r = t.run(["--sarif", out8, leak_prog], cwd=ROOT)
 t.check_status(r, 66, "leak")
-v = subprocess.run([PY, VALIDATOR, out8], capture_output=True, text=True)
+v = validate_sarif(PY, out8)
 t.check(v.returncode == 0, "leak: valid SARIF 2.1.0", v.stdout + v.stderr)
 with open(out8) as f:
     res8 = results(json.load(f))
