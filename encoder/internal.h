@@ -215,6 +215,8 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                               "cycles in the order threads take locks")              \
   X(int, report_mutex_bugs, 1, "report mutex misuse: unlock of a lock the thread "  \
                                "does not hold, double lock, destroy of a held lock") \
+  X(int, report_signal_unsafe, 1, "report signal handlers that call the malloc family "\
+                                  "(async-signal-unsafe) or change errno")             \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
                                    "keep the program's own status)")                \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
@@ -235,8 +237,8 @@ typedef struct dc_options {
 } dc_options;
 extern dc_options dc_opt;
 void dc_options_init(void);
-/* report_bugs, report_thread_leaks, detect_deadlocks and report_mutex_bugs
- * as the program's own __tsan_default_options() sets them, where
+/* report_bugs, report_thread_leaks, detect_deadlocks, report_mutex_bugs and
+ * report_signal_unsafe as the program's own __tsan_default_options() sets them, where
  * DACCE_OPTIONS does not; read at
  * the first report (calling the program's function during initialisation
  * would run its instrumentation before the runtime is up) */
@@ -487,6 +489,7 @@ typedef struct dc_pcache {
 /* An asynchronous signal that arrived while its thread was in the runtime,
  * delivered when it leaves (racedet/intercept_signal.c). */
 #define DC_SIG_QUEUE 64 /* one per signal number at most (intercept_signal.c) */
+#define DC_SIG_NEST 8   /* nested handlers whose frames are kept (dc_thread.sig_sp) */
 typedef struct dc_deferred_sig {
   int sig;
   siginfo_t info;
@@ -530,6 +533,14 @@ typedef struct dc_thread {
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];
+  uint32_t sig_depth;   /* signal handlers running on this thread (intercept_signal.c) */
+  uintptr_t sig_send_sp; /* in raise, kill, ... (its frame; 0: not): the handlers it
+                           * runs are synchronous (intercept_signal.c) */
+  /* the handlers running (sig_depth of them, the first DC_SIG_NEST): their
+   * signal and the trampoline's frame, which a longjmp or a catch above it
+   * leaves (dc_sig_resync) */
+  int sig_no[DC_SIG_NEST];
+  uintptr_t sig_sp[DC_SIG_NEST];
 } dc_thread;
 /* node_cc: node in the low half, cc in the high half */
 #define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))
@@ -711,6 +722,19 @@ static inline void dc_unlock(_Atomic int *l) {
   if (t) {
     t->locks_held--;
     dc_sig_check(t);
+  }
+}
+/* A longjmp or a catch from the frame at stack pointer here lands at sp:
+ * the handlers whose trampoline frame that leaves have ended, and so has
+ * a signal-sending call it leaves.  A landing
+ * inside a handler is between here and its trampoline's frame, on whatever
+ * stack the handler runs (sigaltstack). */
+static inline void dc_sig_resync(dc_thread *t, uintptr_t sp, uintptr_t here) {
+  if (t->sig_send_sp && !(here <= sp && sp < t->sig_send_sp)) t->sig_send_sp = 0;
+  while (t->sig_depth) {
+    const uint32_t i = t->sig_depth - 1;
+    if (i < DC_SIG_NEST && here <= sp && sp < t->sig_sp[i]) return;
+    t->sig_depth = i;
   }
 }
 extern _Atomic uint64_t dc_verified, dc_mismatches;

@@ -130,10 +130,11 @@ void dc_options_program_defaults(void) {
   const char *s = __tsan_default_options(), *env = options_env();
   if (t) dc_leave(t);
   static const char *const keys[] = {"report_bugs", "report_thread_leaks", "detect_deadlocks",
-                                     "report_mutex_bugs"};
+                                     "report_mutex_bugs", "report_signal_unsafe"};
   int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks,
-                         &dc_opt.detect_deadlocks, &dc_opt.report_mutex_bugs};
-  for (int i = 0; s && i < 4; i++) {
+                         &dc_opt.detect_deadlocks, &dc_opt.report_mutex_bugs,
+                         &dc_opt.report_signal_unsafe};
+  for (int i = 0; s && i < 5; i++) {
     size_t n, m;
     const char *v = flag_value(s, keys[i], &n);
     if (!v || (env && flag_value(env, keys[i], &m))) continue;

@@ -565,7 +565,9 @@ static uintptr_t jmpbuf_sp(const void *env) {
 static void before_longjmp(const void *env) {
   dc_thread *t = dc_self();
   if (!t || t->in_runtime) return;
-  dc_resync_to(t, jmpbuf_sp(env));
+  const uintptr_t sp = jmpbuf_sp(env);
+  dc_resync_to(t, sp);
+  dc_sig_resync(t, sp, (uintptr_t)__builtin_frame_address(0));
 }
 
 #define DC_LONGJMP(name)                                                          \
@@ -587,7 +589,10 @@ __attribute__((visibility("hidden"))) void *dc_cxa_begin_catch(void *exc, uintpt
   static void *(*real)(void *);
   if (!real) real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
   dc_thread *t = dc_self();
-  if (t && !t->in_runtime) dc_resync_to(t, sp);
+  if (t && !t->in_runtime) {
+    dc_resync_to(t, sp);
+    dc_sig_resync(t, sp, (uintptr_t)__builtin_frame_address(0));
+  }
   void *obj = real(exc);
   rd_exception_caught(obj);
   return obj;

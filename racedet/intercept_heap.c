@@ -154,39 +154,59 @@ static void on_free(void *p, uintptr_t pc) {
   rd_sync_forget(b.addr, b.size);
 }
 
+/* A call of the malloc family while a signal handler runs on the thread
+ * (intercept_signal.c): reported before the call, which may never return
+ * (the signal came in the middle of the thread's own malloc).  An operator
+ * new or delete in progress is the call reported, at its caller. */
+static inline void sig_check(const char *fn, int alloc, uintptr_t pc) {
+  dc_thread *t = dc_self();
+  if (dc_unlikely(t && t->sig_depth)) {
+    const uintptr_t outer = t->rd.heap_pc;
+    rd_signal_unsafe_call(t, outer ? (alloc ? "operator new" : "operator delete") : fn,
+                          outer ? outer : pc);
+  }
+}
+
 /* ------------------------------------------------------------ interceptors */
 DC_EXPORT void *malloc(size_t n) {
+  sig_check("malloc", 1, PC());
   void *p = __libc_malloc(n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT void *calloc(size_t n, size_t m) {
+  sig_check("calloc", 1, PC());
   void *p = __libc_calloc(n, m);
   on_alloc(p, n * m, PC());
   return p;
 }
 DC_EXPORT void *realloc(void *old, size_t n) {
+  sig_check("realloc", 1, PC());
   if (old) on_free(old, PC());
   void *p = __libc_realloc(old, n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT void free(void *p) {
+  if (p) sig_check("free", 0, PC());
   on_free(p, PC());
   __libc_free(p);
 }
 DC_EXPORT void cfree(void *p) { free(p); }
 DC_EXPORT void *memalign(size_t a, size_t n) {
+  sig_check("memalign", 1, PC());
   void *p = __libc_memalign(a, n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT void *aligned_alloc(size_t a, size_t n) {
+  sig_check("aligned_alloc", 1, PC());
   void *p = __libc_memalign(a, n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT int posix_memalign(void **out, size_t a, size_t n) {
+  sig_check("posix_memalign", 1, PC());
   if (a < sizeof(void *) || (a & (a - 1))) return EINVAL;
   void *p = __libc_memalign(a, n);
   if (!p) return ENOMEM;
@@ -195,11 +215,13 @@ DC_EXPORT int posix_memalign(void **out, size_t a, size_t n) {
   return 0;
 }
 DC_EXPORT void *valloc(size_t n) {
+  sig_check("valloc", 1, PC());
   void *p = __libc_memalign(4096, n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT void *pvalloc(size_t n) {
+  sig_check("pvalloc", 1, PC());
   size_t r = (n + 4095) & ~(size_t)4095;
   void *p = __libc_memalign(4096, r ? r : 4096);
   on_alloc(p, r, PC());

@@ -19,8 +19,19 @@
  *
  * What a program sees is unchanged: sigaction() returns the handlers and
  * flags it installed, never the trampoline.  Handlers installed before the
- * runtime was loaded, or with the raw system call, are not wrapped. */
+ * runtime was loaded, or with the raw system call, are not wrapped.
+ *
+ * Two bugs of handlers are reported (option report_signal_unsafe, as
+ * ThreadSanitizer's): a call of the malloc family or operator new/delete
+ * while a handler runs on the thread (intercept_heap.c asks dc_thread's
+ * sig_depth), which deadlocks or corrupts the heap when the signal came in
+ * the middle of the thread's own malloc; and a handler that returns with
+ * errno changed, which the interrupted code may be about to read.  Not for
+ * signals the thread caused or asked for itself (a fault, abort, a broken
+ * pipe, raise, kill, pthread_kill: errno there is no one else's), nor
+ * SIGTERM, whose handlers often re-raise it on the way out. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -43,11 +54,65 @@ static int synchronous(int sig) {
          sig == SIGSYS;
 }
 
-static void call_handler(const handler_rec *h, int sig, siginfo_t *info, void *uc) {
-  if (h->flags & SA_SIGINFO)
-    ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, uc);
+/* The one place handlers are called from: a report's stack that passes
+ * through it is a handler's over the code its signal interrupted
+ * (report.c). */
+DC_NOINLINE void dacce_deliver_signal(void *fn, int siginfo, int sig, siginfo_t *info, void *uc) {
+  if (siginfo)
+    ((void (*)(int, siginfo_t *, void *))fn)(sig, info, uc);
   else
-    ((void (*)(int))h->fn)(sig);
+    ((void (*)(int))fn)(sig);
+  __asm__ volatile(""); /* not a tail call: the handler returns here */
+}
+static void call_handler(const handler_rec *h, int sig, siginfo_t *info, void *uc) {
+  dacce_deliver_signal(h->fn, h->flags & SA_SIGINFO, sig, info, uc);
+}
+
+/* Is errno after sig's handler no business of the interrupted code? */
+static int errno_exempt(const dc_thread *t, int sig) {
+  return synchronous(sig) || sig == SIGABRT || sig == SIGPIPE || sig == SIGTERM || t->sig_send_sp;
+}
+
+/* Handler h of sig on thread t (0: one without a state yet), counted in
+ * t's sig_depth while it runs, with the trampoline's frame kept for a
+ * longjmp out of it (dc_sig_resync); errno checked when it returns. */
+static void run_handler(dc_thread *t, const handler_rec *h, int sig, siginfo_t *info, void *uc) {
+  if (!t) {
+    call_handler(h, sig, info, uc);
+    return;
+  }
+  const uint32_t d = t->sig_depth;
+  if (d < DC_SIG_NEST) {
+    t->sig_no[d] = sig;
+    t->sig_sp[d] = (uintptr_t)__builtin_frame_address(0);
+  }
+  const int watch = !errno_exempt(t, sig), before = errno;
+  t->sig_depth = d + 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  call_handler(h, sig, info, uc);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->sig_depth = d;
+  const int after = errno;
+  if (watch && after != before && dc_opt.report_signal_unsafe) {
+    rd_signal_desc r = {.what = RD_SIG_ERRNO, .sig = sig, .errno_before = before,
+                        .errno_after = after, .thread = t->serial, .ctx = rd_ctx_handle(t),
+                        .handler = (uintptr_t)h->fn};
+    if (uc) r.pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    rd_report_signal(&r);
+    errno = after; /* as the handler left it, as without the runtime */
+  }
+}
+
+/* A call of fn (malloc, free, ...) at pc: reported when a handler is
+ * running on the thread. */
+void rd_signal_unsafe_call(dc_thread *t, const char *fn, uintptr_t pc) {
+  if (!dc_opt.report_signal_unsafe || t->in_runtime) return;
+  const int e = errno;
+  const uint32_t inner = (t->sig_depth < DC_SIG_NEST ? t->sig_depth : DC_SIG_NEST) - 1;
+  rd_signal_desc r = {.what = RD_SIG_UNSAFE, .sig = t->sig_no[inner], .fn = fn,
+                      .thread = t->serial, .ctx = rd_ctx_handle(t), .pc = pc};
+  rd_report_signal(&r);
+  errno = e;
 }
 
 /* The handler of sig as the program set it, or 0 when that is no longer a
@@ -89,7 +154,7 @@ static void deliver(dc_thread *t) {
     sigorset(&during, &during, &h->mask);
     if (!(h->flags & SA_NODEFER)) sigaddset(&during, d.sig);
     sigprocmask(SIG_SETMASK, &during, 0);
-    call_handler(h, d.sig, &d.info, 0);
+    run_handler(t, h, d.sig, &d.info, 0);
     sigprocmask(SIG_BLOCK, &all, 0);
   }
   /* unblock what the trampoline blocked: the kernel now delivers the ones it
@@ -123,7 +188,7 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
     t->sig_pending++;
     return;
   }
-  call_handler(h, sig, info, uc);
+  run_handler(t, h, sig, info, uc);
 }
 
 DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
@@ -178,3 +243,25 @@ DC_EXPORT sighandler_t signal(int sig, sighandler_t fn) {
   if (sigaction(sig, &act, &old)) return SIG_ERR;
   return old.sa_handler;
 }
+
+/* The calls that send a signal: a handler they run on their own thread
+ * (raise, or a kill of the process that this thread takes) runs in the
+ * call, whose errno is meaningless unless it fails, and then is set after
+ * the handler returns. */
+#define SENDING(name, params, args, ...)                                          \
+  DC_EXPORT int name params {                                                     \
+    REAL(int, name, __VA_ARGS__);                                                 \
+    dc_thread *t = dc_guard_owner();                                              \
+    const uintptr_t outer = t ? t->sig_send_sp : 0;                               \
+    if (t && !outer) t->sig_send_sp = (uintptr_t)__builtin_frame_address(0);      \
+    const int r = real_##name args;                                               \
+    if (t) t->sig_send_sp = outer;                                                \
+    return r;                                                                     \
+  }
+SENDING(raise, (int sig), (sig), int)
+SENDING(kill, (pid_t pid, int sig), (pid, sig), pid_t, int)
+SENDING(killpg, (pid_t pg, int sig), (pg, sig), pid_t, int)
+SENDING(pthread_kill, (pthread_t th, int sig), (th, sig), pthread_t, int)
+SENDING(sigqueue, (pid_t pid, int sig, const union sigval v), (pid, sig, v), pid_t, int,
+        const union sigval)
+SENDING(tgkill, (pid_t tgid, pid_t tid, int sig), (tgid, tid, sig), pid_t, pid_t, int)

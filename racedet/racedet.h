@@ -383,6 +383,24 @@ typedef struct rd_misuse_desc {
 } rd_misuse_desc;
 DC_COLD void rd_report_misuse(const rd_misuse_desc *d);
 
+/* ------------------------------------------------------------ signal handlers (intercept_signal.c) */
+/* A handler called fn (of the malloc family) at pc, or returned with errno
+ * changed (pc: where the signal arrived, 0 when unknown). */
+enum { RD_SIG_UNSAFE, RD_SIG_ERRNO };
+typedef struct rd_signal_desc {
+  int what, sig; /* RD_SIG_*, the signal whose handler was running */
+  const char *fn; /* unsafe: the function called */
+  int errno_before, errno_after;
+  uint32_t thread, ctx;
+  uintptr_t pc, handler; /* errno: the handler's address */
+} rd_signal_desc;
+DC_COLD void rd_report_signal(const rd_signal_desc *d);
+/* Calls handler fn (sa_sigaction when siginfo); the return address of a
+ * handler's frame is in this function (report.c: stacks through handlers). */
+void dacce_deliver_signal(void *fn, int siginfo, int sig, siginfo_t *info, void *uc);
+/* fn called at pc while t->sig_depth says a handler runs */
+DC_COLD void rd_signal_unsafe_call(dc_thread *t, const char *fn, uintptr_t pc);
+
 /* ------------------------------------------------------------ reports (report.c) */
 typedef struct rd_access_desc {
   unsigned tid;

@@ -22,6 +22,7 @@
 
 #include "racedet.h"
 #include "capture.h"
+#include "signal_words.h"
 
 /* Full stacks: recursion compressed on the ccStack is expanded here, so a
  * report can be very deep (static buffers: only what is used is touched). */
@@ -71,6 +72,10 @@ typedef struct report {
   /* mutex-misuse: what (RD_MISUSE_*), of which mutex, by which thread:
    * st[0] is where, st[1] where the thread had taken it (has_held) */
   const rd_misuse_desc *mis;
+  /* signal-unsafe-call, signal-errno: what, in which handler, by which
+   * thread; st[0] the call, or the handler over where the signal arrived */
+  const rd_signal_desc *sigd;
+  int saved_errno; /* the program's, put back when the report is written */
 } report;
 static stack mutex_st[32];
 static stack dl_st[RD_DL_MAX][2];
@@ -146,8 +151,12 @@ static uint64_t access_key(const rd_access_desc *a) {
 /* A stack: the pc, then the call sites of the decoded context, innermost
  * first, each as the address inside its call instruction (return - 1),
  * without the entry from outside the program (libc's call of main, the
- * thread start).  With no pc, the innermost function itself stands first. */
-static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc) {
+ * thread start).  With no pc, the innermost function itself stands first.
+ * A pc outside the context's innermost function (made by uninstrumented
+ * code it called) comes first, then the function; with only_in_fn the
+ * function alone (the pc a signal interrupted, when it is in the runtime's
+ * inline check, says nothing to the user). */
+static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in_fn) {
   static dacce_frame fr[MAXF];
   s->n = 0;
   int n = dacce_decode(c, fr, MAXF, 0);
@@ -161,13 +170,24 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc) {
    * operator delete, a libc callback): the function itself follows */
   if (pc && n) {
     const char *a = dc_symtab_name(pc, 0), *f = dc_symtab_name(fr[0].function, 0);
-    if (a && f && !dc_streq(a, f) && s->n < MAXF) s->pc[s->n++] = fr[0].function;
+    if (a && f && !dc_streq(a, f) && only_in_fn)
+      s->pc[0] = fr[0].function;
+    else if (a && f && !dc_streq(a, f) && s->n < MAXF)
+      s->pc[s->n++] = fr[0].function;
   }
-  for (int i = 0; i + 1 < n && s->n < MAXF; i++) s->pc[s->n++] = fr[i].callsite - 1;
+  for (int i = 0; i + 1 < n && s->n < MAXF; i++) {
+    s->pc[s->n++] = fr[i].callsite - 1;
+    /* a signal handler's frame, called by the runtime's trampoline: then the
+     * function the signal interrupted (where in it is not known) */
+    uintptr_t off;
+    if (dc_symtab_name(fr[i].callsite - 1, &off) &&
+        fr[i].callsite - 1 - off == (uintptr_t)dacce_deliver_signal && s->n < MAXF)
+      s->pc[s->n++] = fr[i + 1].function;
+  }
   s->truncated = n >= MAXF;
 }
 
-static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
+static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
   const rd_ctxrec *c = rd_ctx_get(ctx);
   if (!c) {
     s->n = 0;
@@ -181,8 +201,9 @@ static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) {
   }
   const rd_ctxaux *a = rd_ctx_aux(c);
   dacce_ctx dc = {c->id, c->node, c->cc, a->ts, a->thread};
-  stack_of_ctx(s, &dc, pc);
+  stack_of_ctx(s, &dc, pc, only_in_fn);
 }
+static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0); }
 
 /* The stack a thread was created at: its creator's at pthread_create,
  * whose pc is the last call site decoded. */
@@ -192,7 +213,7 @@ static void creation_stack(stack *s, const dc_thread_rec *rec) {
   else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
     s->not_captured = 1;
   else
-    stack_of_ctx(s, &rec->created_at, rec->created_pc);
+    stack_of_ctx(s, &rec->created_at, rec->created_pc, 0);
 }
 
 static void add_thread(report *r, uint32_t tid) {
@@ -389,6 +410,7 @@ static const char *title_of(const report *r) {
     return r->acc[0].is_vptr ? RD_VPTR_RACE_TITLE : "data race";
   if (r->ndl) return RD_DEADLOCK_TITLE;
   if (r->mis) return misuse_titles[r->mis->what];
+  if (r->sigd) return r->sigd->what == RD_SIG_UNSAFE ? RD_SIGNAL_UNSAFE_TITLE : RD_SIGNAL_ERRNO_TITLE;
   return dc_streq(r->kind, "thread-leak") ? "thread leak" : r->kind;
 }
 
@@ -442,6 +464,21 @@ static void render_misuse_text(const report *r, buf *b) {
   put_mutex_creations_text(r, b);
 }
 
+/* What the handler did, and the stack. */
+static void render_signal_text(const report *r, buf *b) {
+  char t1[96], sn[24], e0[40], e1[40];
+  const rd_signal_desc *d = r->sigd;
+  bput(b, "  ");
+  if (d->what == RD_SIG_UNSAFE)
+    bput(b, RD_SIGNAL_UNSAFE_DOING, d->fn, d->sig, rd_signal_name(d->sig, sn), tname(d->thread, t1));
+  else
+    bput(b, RD_SIGNAL_ERRNO_DOING, d->sig, rd_signal_name(d->sig, sn), tname(d->thread, t1),
+         rd_errno_words(d->errno_before, e0), rd_errno_words(d->errno_after, e1));
+  bput(b, ":\n");
+  put_stack_text(b, &r->st[0]);
+  bput(b, "\n");
+}
+
 static void render_accesses_text(const report *r, buf *b);
 static void render_text(const report *r, buf *b) {
   const char *title = title_of(r);
@@ -456,6 +493,9 @@ static void render_text(const report *r, buf *b) {
     put_threads_text(r, b);
   } else if (r->mis) {
     render_misuse_text(r, b);
+    put_threads_text(r, b);
+  } else if (r->sigd) {
+    render_signal_text(r, b);
     put_threads_text(r, b);
   } else {
     render_accesses_text(r, b);
@@ -670,7 +710,26 @@ static void render_raw_misuse(const report *r, buf *b) {
   put_threads_raw(r, b);
 }
 
+/* "signal", "thread", "frames", and "function" (the unsafe call's) or
+ * "errno_before", "errno_after" */
+static void render_raw_signal(const report *r, buf *b) {
+  const rd_signal_desc *d = r->sigd;
+  put_head_raw(r, b);
+  bput(b, ",\"signal\":%d,\"thread\":%u,", d->sig, d->thread);
+  if (d->what == RD_SIG_UNSAFE)
+    bput(b, "\"function\":\"%s\",", d->fn);
+  else
+    bput(b, "\"errno_before\":%d,\"errno_after\":%d,", d->errno_before, d->errno_after);
+  bput(b, "\"frames\":");
+  put_pcs_json(b, &r->st[0]);
+  put_threads_raw(r, b);
+}
+
 static void render_raw(const report *r, buf *b) {
+  if (r->sigd) {
+    render_raw_signal(r, b);
+    return;
+  }
   if (r->mis) {
     render_raw_misuse(r, b);
     return;
@@ -767,8 +826,10 @@ static void emit(dc_thread *t, const report *r);
  * clears it all. */
 static report the_report;
 static report *report_new(const char *kind) {
+  const int e = errno;
   the_report = (report){0};
   the_report.kind = kind;
+  the_report.saved_errno = e;
   return &the_report;
 }
 
@@ -892,8 +953,11 @@ static void emit(dc_thread *t, const report *r) {
     write_all(2, text, b.n);
   }
   atomic_fetch_add(&n_reports, 1);
+  /* a report from a signal handler must not be what changes errno */
+  errno = r->saved_errno;
   dc_leave(t);
   dc_unlock(&report_lock);
+  errno = r->saved_errno;
   if (dc_opt.halt_on_error) {
     dc_printf("==dacce== halt_on_error: exiting after the first report\n");
     fflush(NULL);
@@ -952,6 +1016,36 @@ void rd_report_misuse(const rd_misuse_desc *d) {
   mutex_add(r, d->mutex);
   add_thread(r, d->thread);
   if (d->holder) add_thread(r, d->holder - 1);
+  emit(t, r);
+}
+
+void rd_report_signal(const rd_signal_desc *d) {
+  dc_thread *t = dc_self();
+  if (!t || t->in_runtime) return;
+  dc_options_program_defaults();
+  if (!dc_opt.report_bugs || !dc_opt.report_signal_unsafe) return;
+  dc_lock(&report_lock);
+  /* one report per unsafe function at one call, per handler that spoils errno */
+  const uint64_t k[3] = {0x5160 + (uint64_t)d->what,
+                         d->what == RD_SIG_UNSAFE ? d->pc : d->handler,
+                         (uintptr_t)d->fn};
+  if (seen_insert(dc_hash(k, sizeof k) | 1)) {
+    dc_unlock(&report_lock);
+    return;
+  }
+  dc_enter(t);
+  report *r = report_new(d->what == RD_SIG_UNSAFE ? "signal-unsafe-call" : "signal-errno");
+  r->sigd = d;
+  stack *s = &r->st[0];
+  /* errno: where the signal arrived, if in the interrupted function */
+  stack_of_at(s, d->ctx, d->pc, d->what == RD_SIG_ERRNO);
+  if (d->what == RD_SIG_ERRNO) { /* the handler, above where the signal arrived */
+    if (s->n == MAXF) s->n--;
+    for (int i = s->n; i > 0; i--) s->pc[i] = s->pc[i - 1];
+    s->pc[0] = d->handler;
+    s->n++;
+  }
+  add_thread(r, d->thread);
   emit(t, r);
 }
 

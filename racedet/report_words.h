@@ -24,4 +24,15 @@
    "Destroy of mutex M%d (%#llx) by %s, which holds it"}
 /* ... and after an unlock's, the thread that does hold it: " (%s does)" */
 #define RD_MISUSE_HOLDER " (%s does)"
+/* signal handlers (racedet/intercept_signal.c): the titles (ThreadSanitizer's
+ * words), and how the text says what happened */
+#define RD_SIGNAL_UNSAFE_TITLE "signal-unsafe call inside of a signal handler"
+#define RD_SIGNAL_ERRNO_TITLE "signal handler spoils errno"
+/* the function, the signal, its name, the thread */
+#define RD_SIGNAL_UNSAFE_DOING "Call of %s in the handler of signal %d (%s) by %s"
+/* the signal, its name, the thread, errno before and after (rd_errno_words) */
+#define RD_SIGNAL_ERRNO_DOING                                                           \
+  "The handler of signal %d (%s) in %s changed errno from %s to %s; the handler, then " \
+  "where the signal arrived"
+
 #endif

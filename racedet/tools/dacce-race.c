@@ -216,7 +216,7 @@ static void options_from_env(void) {
 /* TSAN_OPTIONS, as a project moving from ThreadSanitizer has it set: the
  * flags with a meaning here (halt_on_error, exitcode, suppressions,
  * log_path other than stderr/stdout, report_bugs, report_thread_leaks,
- * detect_deadlocks, report_mutex_bugs) are
+ * detect_deadlocks, report_mutex_bugs, report_signal_unsafe) are
  * applied first, so DACCE_RACE_OPTIONS and the command line override them;
  * TSan's other flags (history_size, ...) are ignored.  Separators: spaces,
  * colons, commas, as TSan's. */
@@ -226,7 +226,7 @@ static void options_from_tsan_env(void) {
   static const char *const known[] = {"halt_on_error",       "exitcode",   "suppressions",
                                       "log_path",            "report_bugs",
                                       "report_thread_leaks", "detect_deadlocks",
-                                      "report_mutex_bugs"};
+                                      "report_mutex_bugs",   "report_signal_unsafe"};
   opt_origin = "TSAN_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
@@ -285,8 +285,8 @@ static void print_help(void) {
          "Options (--name=VALUE or --name VALUE, dashes or underscores; also from\n"
          "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides,\n"
          "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs,\n"
-         "report_thread_leaks, detect_deadlocks and report_mutex_bugs, which both\n"
-         "override):\n");
+         "report_thread_leaks, detect_deadlocks, report_mutex_bugs and\n"
+         "report_signal_unsafe, which both override):\n");
 #define LO_META_int "=N"
 #define LO_META_file "=FILE"
 #define LO_META_prefix "=PREFIX"

@@ -95,8 +95,8 @@ typedef struct lr_edge {
 
 typedef struct lr_report {
   lr_arena arena;
-  /* "data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion"
-   * or "mutex-misuse" */
+  /* "data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion",
+   * "mutex-misuse", "signal-unsafe-call" or "signal-errno" */
   const char *kind;
   /* mutex-misuse: what ("unlock-not-held", "double-lock", "destroy-held"),
    * to mutexes[0]; acc[0] is the call (thread, st), acc[1].st where the
@@ -105,6 +105,13 @@ typedef struct lr_report {
   int held_read;
   int has_holder;  /* an unlock's: another thread holds the mutex, */
   unsigned holder; /* this one */
+  /* signal-unsafe-call, signal-errno: the signal whose handler it was, the
+   * function called (unsafe), errno before and after the handler (errno);
+   * acc[0] is the thread and the call's stack, or the handler's frame over
+   * where the signal arrived */
+  int signal;
+  const char *unsafe_fn;
+  int errno_before, errno_after;
   long pid;
   const char *capture; /* runtime option capture when not dacce (an ablation), else NULL */
   /* thread-leak: the thread that finished unjoined and undetached, and how
@@ -223,6 +230,8 @@ const lr_frame *lr_report_top(const lr_report *r);
 int lr_is_leak(const lr_report *r);
 int lr_is_deadlock(const lr_report *r);
 int lr_is_misuse(const lr_report *r);
+int lr_is_signal(const lr_report *r); /* signal-unsafe-call or signal-errno */
+const char *lr_signal_name(int sig, char buf[24]); /* "SIGUSR1", "SIGRTMIN+3" */
 /* a mutex-misuse report's RD_MISUSE_* (racedet/report_words.h), or -1 */
 int lr_misuse_index(const lr_report *r);
 /* The leaked thread of a thread-leak report (NULL if not described). */

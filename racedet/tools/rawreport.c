@@ -456,6 +456,8 @@ static int raw_threads_of(conv *c, const jval *root, lr_report *r) {
   } else if (lr_is_misuse(r)) {
     order_add(r, &raw, r->acc[0].thread);
     if (r->has_holder) order_add(r, &raw, r->holder);
+  } else if (lr_is_signal(r)) {
+    order_add(r, &raw, r->acc[0].thread);
   } else {
     order_add(r, &raw, r->acc[0].thread);
     order_add(r, &raw, r->acc[1].thread);
@@ -580,6 +582,27 @@ static int raw_misuse(conv *c, const jval *root, lr_report *r) {
   return raw_mutex_creations(c, root, r);
 }
 
+/* "signal", "thread", "frames", and "function" (signal-unsafe-call) or
+ * "errno_before", "errno_after" (signal-errno) */
+static int raw_signal(conv *c, const jval *root, lr_report *r) {
+  uint64_t sig = 0, tid = 0, e0 = 0, e1 = 0;
+  if (field_uint(c, root, "signal", 1023, &sig, 1) ||
+      field_uint(c, root, "thread", UINT32_MAX, &tid, 1) ||
+      raw_stack(c, root, "frames", &r->acc[0].st, 1))
+    return -1;
+  if (!strcmp(r->kind, "signal-unsafe-call")) {
+    if (field_str(c, root, "function", &r->unsafe_fn, 1)) return -1;
+  } else if (field_uint(c, root, "errno_before", INT32_MAX, &e0, 1) ||
+             field_uint(c, root, "errno_after", INT32_MAX, &e1, 1)) {
+    return -1;
+  }
+  r->signal = (int)sig;
+  r->errno_before = (int)e0;
+  r->errno_after = (int)e1;
+  r->acc[0].thread = (unsigned)tid;
+  return 0;
+}
+
 /* "leak": {"thread": N, "similar": K} */
 static int raw_leak(conv *c, const jval *root, lr_report *r) {
   const jval *o = get(root, "leak");
@@ -622,18 +645,21 @@ int lr_parse_raw(const char *line, size_t len, lr_report *r, char *why, size_t w
   const char *kind = NULL;
   if (field_str(&c, root, "kind", &kind, 1) == 0 && strcmp(kind, "data-race") &&
       strcmp(kind, "heap-use-after-free") && strcmp(kind, "thread-leak") &&
-      strcmp(kind, "lock-order-inversion") && strcmp(kind, "mutex-misuse"))
+      strcmp(kind, "lock-order-inversion") && strcmp(kind, "mutex-misuse") &&
+      strcmp(kind, "signal-unsafe-call") && strcmp(kind, "signal-errno"))
     bad(&c, "kind",
-        "is not data-race, heap-use-after-free, thread-leak, lock-order-inversion or "
-        "mutex-misuse");
+        "is not data-race, heap-use-after-free, thread-leak, lock-order-inversion, "
+        "mutex-misuse, signal-unsafe-call or signal-errno");
   if (!c.err) r->kind = kind;
   if (!c.err) field_uint(&c, root, "pid", INT32_MAX, &pid, 0);
   if (!c.err) field_str(&c, root, "capture", &r->capture, 0);
-  if (!c.err && (lr_is_leak(r) || lr_is_deadlock(r) || lr_is_misuse(r))) {
+  if (!c.err && (lr_is_leak(r) || lr_is_deadlock(r) || lr_is_misuse(r) || lr_is_signal(r))) {
     if (lr_is_leak(r))
       raw_leak(&c, root, r);
     else if (lr_is_deadlock(r))
       raw_cycle(&c, root, r);
+    else if (lr_is_signal(r))
+      raw_signal(&c, root, r);
     else
       raw_misuse(&c, root, r);
     r->loc.kind = "unknown";

@@ -28,6 +28,11 @@
  *  thread that holds the mutex, when known), "frames" (the call), and when
  *  the thread holds the mutex "held_read" and "held_frames" (where it took
  *  it), and "mutexes",
+ *  a signal handler's bug ("signal-unsafe-call", "signal-errno") has
+ *  "signal" (its number), "signal_name" ("SIGUSR1"), "thread", "frames"
+ *  (the call; or the handler, then where the signal arrived), and
+ *  "function" (the unsafe call's: "malloc", "operator new", ...) or
+ *  "errno_before" and "errno_after",
  *  "summary": "data race /path/file.c:7:45 in bump"}
  * FRAME = {"function", "file", "line", "column", "module", "offset": "0x..",
  *          "pc": "0x..", "inlined": bool}, innermost first; unknown strings
@@ -112,6 +117,21 @@ static void misuse(lr_buf *b, const lr_report *r) {
   mutexes(b, r);
 }
 
+/* a signal handler's bug: the signal, the thread, what it did, the stack */
+static void signal_bug(lr_buf *b, const lr_report *r) {
+  char sn[24];
+  lr_bput(b, ",\"signal\":%d,\"signal_name\":\"%s\",\"thread\":%u,", r->signal,
+          lr_signal_name(r->signal, sn), r->acc[0].thread);
+  if (r->unsafe_fn) {
+    lr_bputs(b, "\"function\":");
+    lr_bjson_str(b, r->unsafe_fn);
+  } else {
+    lr_bput(b, "\"errno_before\":%d,\"errno_after\":%d", r->errno_before, r->errno_after);
+  }
+  lr_bputs(b, ",\"frames\":");
+  frames(b, &r->acc[0].st);
+}
+
 /* current, previous, location and mutexes of a race or use after free */
 static void accesses(lr_buf *b, const lr_report *r) {
   access(b, "current", &r->acc[0]);
@@ -182,6 +202,8 @@ void lr_render_json(const lr_report *r, lr_buf *b) {
     cycle(b, r);
   else if (lr_is_misuse(r))
     misuse(b, r);
+  else if (lr_is_signal(r))
+    signal_bug(b, r);
   else
     accesses(b, r);
   lr_bputs(b, ",\"threads\":[");

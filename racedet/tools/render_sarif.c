@@ -1,10 +1,12 @@
 /* render_sarif.c: the reports as one SARIF 2.1.0 log (--sarif FILE), for
  * GitHub code scanning and other SARIF viewers.
  *
- * One run; tool.driver names the five rules (data-race, heap-use-after-free,
- * thread-leak, lock-order-inversion, mutex-misuse; a leak's result is at its thread's
- * creation, with the creation flows only; a lock-order inversion's at its
- * first edge's acquisition, the others related, a flow per stack).
+ * One run; tool.driver names the seven rules (data-race, heap-use-after-free,
+ * thread-leak, lock-order-inversion, mutex-misuse, signal-unsafe-call,
+ * signal-errno; a leak's result is at its thread's creation, with the
+ * creation flows only; a lock-order inversion's at its first edge's
+ * acquisition, the others related, a flow per stack; a signal handler's
+ * bug at its innermost frame with a source file).
  * One result per report:
  *  - locations: the current access's innermost frame with a source file
  *    (else the previous access's, else the module of the innermost frame);
@@ -409,7 +411,55 @@ static void add_misuse(lr_sarif *s, const lr_report *r) {
   lr_bput(b, ",\"properties\":{\"pid\":%ld}}", r->pid);
 }
 
+/* A signal handler's bug: at the call (the handler, for errno),
+ * fingerprinted by the kind, the function called and the stack's
+ * functions. */
+static void add_signal(lr_sarif *s, const lr_report *r) {
+  lr_buf *b = &s->results;
+  char tn[LR_TNAME], sn[24];
+  const int unsafe = r->unsafe_fn != NULL;
+  const lr_frame *top = lr_report_top(r);
+  lr_buf msg = {0};
+  if (unsafe)
+    lr_bput(&msg, "Signal-unsafe call inside of a signal handler: %s calls %s in the handler of "
+                  "signal %d (%s)",
+            lr_thread_name(r, r->acc[0].thread, tn), r->unsafe_fn, r->signal,
+            lr_signal_name(r->signal, sn));
+  else
+    lr_bput(&msg, "Signal handler spoils errno: the handler of signal %d (%s) changed errno from "
+                  "%d to %d in %s",
+            r->signal, lr_signal_name(r->signal, sn), r->errno_before, r->errno_after,
+            lr_thread_name(r, r->acc[0].thread, tn));
+  if (top && top->function) lr_bput(&msg, ", in %s", top->function);
+  if (top && top->file) lr_bput(&msg, " (%s:%d)", lr_basename(top->file), top->line);
+  lr_bputs(&msg, ".");
+  if (s->n++) lr_bputs(b, ",");
+  lr_bput(b, "{\"ruleId\":\"%s\",\"ruleIndex\":%d,\"level\":\"%s\",", r->kind, unsafe ? 5 : 6,
+          unsafe ? "error" : "warning");
+  message(b, msg.p);
+  lr_bputs(b, ",\"locations\":[");
+  if (top) location(s, b, top, msg.p, -1);
+  lr_buf_free(&msg);
+  lr_bputs(b, "]");
+  char *sig = stack_signature(&r->acc[0].st);
+  uint64_t h = fnv(fnv(fnv(1469598103934665603ull, r->kind), unsafe ? r->unsafe_fn : ""), sig);
+  free(sig);
+  lr_bput(b, ",\"partialFingerprints\":{\"dacceRace/v1\":\"%016llx\"}", (unsigned long long)h);
+  lr_bputs(b, ",\"codeFlows\":[{");
+  message(b, unsafe ? "The call in the handler, and where the thread was created"
+                    : "The handler over where its signal arrived, and where the thread was created");
+  lr_bputs(b, ",\"threadFlows\":[");
+  thread_flow(s, b, unsafe ? "call" : "handler", lr_report_title(r), &r->acc[0].st);
+  creation_flows(s, b, r, 0);
+  lr_bputs(b, "]}]");
+  lr_bput(b, ",\"properties\":{\"pid\":%ld,\"signal\":%d}}", r->pid, r->signal);
+}
+
 void lr_sarif_add(lr_sarif *s, const lr_report *r) {
+  if (lr_is_signal(r)) {
+    add_signal(s, r);
+    return;
+  }
   if (lr_is_leak(r)) {
     add_leak(s, r);
     return;
@@ -555,7 +605,30 @@ int lr_sarif_write(lr_sarif *s, FILE *out) {
                "recursive mutex for re-entrant locking; unlock before destroying.\"},"
                "\"defaultConfiguration\":{\"level\":\"error\"},"
                "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
-               "\"precision\":\"high\",\"problem.severity\":\"error\"}}"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}},"
+               "{\"id\":\"signal-unsafe-call\",\"name\":\"SignalUnsafeCall\","
+               "\"shortDescription\":{\"text\":\"Signal-unsafe call inside of a signal "
+               "handler\"},"
+               "\"fullDescription\":{\"text\":\"A signal handler calls malloc, free or "
+               "operator new/delete, which are not async-signal-safe: if the signal arrived "
+               "while the thread was inside the allocator, the handler deadlocks on the "
+               "allocator's lock or corrupts the heap.\"},"
+               "\"help\":{\"text\":\"Do only async-signal-safe work in the handler (set a "
+               "volatile sig_atomic_t flag, write to a pipe) and do the rest outside it, or "
+               "take the signal synchronously (sigwait, signalfd).\"},"
+               "\"defaultConfiguration\":{\"level\":\"error\"},"
+               "\"properties\":{\"tags\":[\"concurrency\",\"reliability\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"error\"}},"
+               "{\"id\":\"signal-errno\",\"name\":\"SignalHandlerSpoilsErrno\","
+               "\"shortDescription\":{\"text\":\"Signal handler spoils errno\"},"
+               "\"fullDescription\":{\"text\":\"An asynchronous signal's handler returns "
+               "with errno changed: the code it interrupted may have been about to read errno "
+               "from a call that just failed, and then sees the handler's value.\"},"
+               "\"help\":{\"text\":\"Save errno on entry to the handler and restore it "
+               "before returning.\"},"
+               "\"defaultConfiguration\":{\"level\":\"warning\"},"
+               "\"properties\":{\"tags\":[\"reliability\"],"
+               "\"precision\":\"high\",\"problem.severity\":\"warning\"}}"
                "]}},\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":\"file://");
   put_uri_path(&b, s->root);
   lr_bputs(&b, "/\"}},\"results\":[");

@@ -31,6 +31,11 @@
  * already:", "Destroy of ... which holds it:") with its stack, and where it
  * had taken the mutex when it holds it.
  *
+ * A signal handler's bug says what it did ("Call of malloc in the handler
+ * of signal 10 (SIGUSR1) by main thread:" with the call's stack; "The
+ * handler of signal 10 (SIGUSR1) in main thread changed errno from 0 to 9
+ * (EBADF); ..." with the handler's frame over where the signal arrived).
+ *
  * A thread leak has no accesses: the leaked thread "(finished) created by"
  * its creator, its ancestry, "And N more similar thread leaks." when other
  * threads created at the same place leaked too, and a SUMMARY at its
@@ -40,9 +45,11 @@
  * parsers (ctest's memcheck) look for.  Inlined frames are separate lines
  * with the same module offset, as TSan prints them.
  */
+#define _GNU_SOURCE
 #include <string.h>
 
 #include "../report_words.h"
+#include "../signal_words.h"
 #include "launcher.h"
 
 static void put_frame(lr_buf *b, int i, const lr_frame *f) {
@@ -184,6 +191,22 @@ static void put_misuse(lr_buf *b, const lr_report *r) {
   lr_bputs(b, "\n");
 }
 
+/* A signal handler's bug: what it did, the stack. */
+static void put_signal(lr_buf *b, const lr_report *r) {
+  char t[LR_TNAME], sn[24], e0[40], e1[40];
+  lr_bputs(b, "  ");
+  if (!strcmp(r->kind, "signal-unsafe-call"))
+    lr_bput(b, RD_SIGNAL_UNSAFE_DOING, r->unsafe_fn, r->signal, rd_signal_name(r->signal, sn),
+            lr_thread_name(r, r->acc[0].thread, t));
+  else
+    lr_bput(b, RD_SIGNAL_ERRNO_DOING, r->signal, rd_signal_name(r->signal, sn),
+            lr_thread_name(r, r->acc[0].thread, t), rd_errno_words(r->errno_before, e0),
+            rd_errno_words(r->errno_after, e1));
+  lr_bputs(b, ":\n");
+  put_stack(b, &r->acc[0].st);
+  lr_bputs(b, "\n");
+}
+
 static void put_summary(lr_buf *b, const lr_report *r, const char *tool) {
   lr_bput(b, "SUMMARY: %s: %s", tool, lr_report_title(r));
   const lr_frame *top = lr_report_top(r);
@@ -217,9 +240,11 @@ void lr_render_text(const lr_report *r, const lr_text_opts *o, lr_buf *b) {
     put_summary(b, r, tool);
     return;
   }
-  if (lr_is_deadlock(r) || lr_is_misuse(r)) {
+  if (lr_is_deadlock(r) || lr_is_misuse(r) || lr_is_signal(r)) {
     if (lr_is_deadlock(r))
       put_cycle(b, r);
+    else if (lr_is_signal(r))
+      put_signal(b, r);
     else
       put_misuse(b, r);
     put_mutexes(b, r);

@@ -14,9 +14,11 @@
  *   deadlock:P         any frame of a lock-order inversion's stacks (where
  *                      each thread asked for a lock, and took the one it held)
  *   mutex:P            any frame of a mutex misuse's stacks
+ *   signal:P           any frame of a signal handler's bug (its call, or
+ *                      the handler over where the signal arrived)
  * Only deadlock: and thread: apply to lock-order inversions, only mutex:
- * and thread: to mutex misuse.  TSan's signal type is accepted and never
- * matches.  The first suppression in file order that matches counts.
+ * and thread: to mutex misuse, only signal: and thread: to a signal
+ * handler's bugs.  The first suppression in file order that matches counts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,12 +27,12 @@
 
 #include "launcher.h"
 
-enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_DEADLOCK, S_MUTEX, S_OTHER };
+enum { S_RACE, S_RACE_TOP, S_THREAD, S_LIB, S_DEADLOCK, S_MUTEX, S_SIGNAL };
 static const struct {
   const char *name;
   int type;
 } types[] = {{"race", S_RACE},          {"race_top", S_RACE_TOP}, {"thread", S_THREAD},
-             {"called_from_lib", S_LIB}, {"mutex", S_MUTEX},       {"signal", S_OTHER},
+             {"called_from_lib", S_LIB}, {"mutex", S_MUTEX},       {"signal", S_SIGNAL},
              {"deadlock", S_DEADLOCK}};
 
 typedef struct supp {
@@ -210,6 +212,10 @@ static int matches(const supp *x, const lr_report *r) {
   if (lr_is_misuse(r)) { /* mutex: and thread: only */
     if (x->type == S_MUTEX)
       return stack_match(x->pattern, &r->acc[0].st, 0) || stack_match(x->pattern, &r->acc[1].st, 0);
+    if (x->type != S_THREAD) return 0;
+  }
+  if (lr_is_signal(r)) { /* signal: and thread: only */
+    if (x->type == S_SIGNAL) return stack_match(x->pattern, &r->acc[0].st, 0);
     if (x->type != S_THREAD) return 0;
   }
   switch (x->type) {

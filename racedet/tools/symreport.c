@@ -376,7 +376,8 @@ void lr_symbolize(lr_report *r) {
                                                  : &r->edges[k / 2 - 1].wanted;
     const lr_frame raw = st->n ? st->f[0] : (lr_frame){0};
     sym_stack(r, sp, st);
-    interceptor_frame(r, sp, st, &raw);
+    /* a signal handler's unsafe call: the text names the function called */
+    if (!lr_is_signal(r)) interceptor_frame(r, sp, st, &raw);
   }
   if (r->loc.has_alloc) sym_stack(r, sp, &r->loc.alloc);
   for (int i = 0; i < r->nthreads; i++) sym_stack(r, sp, &r->threads[i].created);

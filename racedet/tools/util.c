@@ -1,10 +1,12 @@
 /* util.c: arena, string buffers and small helpers shared by the launcher. */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../report_words.h"
+#include "../signal_words.h"
 #include "launcher.h"
 
 /* ------------------------------------------------------------ arena */
@@ -143,6 +145,8 @@ const char *lr_kind_words(const char *kind) {
   if (!strcmp(kind, "data-race")) return "data race";
   if (!strcmp(kind, "thread-leak")) return "thread leak";
   if (!strcmp(kind, "lock-order-inversion")) return RD_DEADLOCK_TITLE;
+  if (!strcmp(kind, "signal-unsafe-call")) return RD_SIGNAL_UNSAFE_TITLE;
+  if (!strcmp(kind, "signal-errno")) return RD_SIGNAL_ERRNO_TITLE;
   return kind;
 }
 
@@ -165,6 +169,10 @@ const char *lr_report_title(const lr_report *r) {
 int lr_is_leak(const lr_report *r) { return !strcmp(r->kind, "thread-leak"); }
 int lr_is_deadlock(const lr_report *r) { return !strcmp(r->kind, "lock-order-inversion"); }
 int lr_is_misuse(const lr_report *r) { return !strcmp(r->kind, "mutex-misuse"); }
+const char *lr_signal_name(int sig, char buf[24]) { return rd_signal_name(sig, buf); }
+int lr_is_signal(const lr_report *r) {
+  return !strcmp(r->kind, "signal-unsafe-call") || !strcmp(r->kind, "signal-errno");
+}
 
 const lr_thread *lr_leaked_thread(const lr_report *r) {
   for (int i = 0; i < r->nthreads; i++)

@@ -104,6 +104,12 @@ static const char *malformed[] = {
     "\"thread\":1,\"frames\":[]}\n",                             /* unknown misuse */
     "{\"kind\":\"mutex-misuse\",\"misuse\":\"unlock-not-held\",\"mutex\":\"0x1\","
     "\"thread\":1,\"holder\":-2,\"frames\":[]}\n",               /* negative holder */
+    "{\"kind\":\"signal-unsafe-call\",\"signal\":10,\"thread\":1,"
+    "\"frames\":[]}\n",                                           /* no function */
+    "{\"kind\":\"signal-errno\",\"signal\":10,\"thread\":1,\"errno_before\":0,"
+    "\"frames\":[]}\n",                                           /* no errno_after */
+    "{\"kind\":\"signal-errno\",\"signal\":-3,\"thread\":1,\"errno_before\":0,"
+    "\"errno_after\":9,\"frames\":[]}\n",                        /* negative signal */
 };
 
 int main(int argc, char **argv) {

@@ -6,6 +6,7 @@ them under BUILD_DIR/bin/dacce-race and records failures; finish() prints
 them and exits 1, or 0 when all passed.  A missing compiler exits 77 (ctest
 SKIP_RETURN_CODE).  Source lines are found by their /* @name */ markers.
 """
+import json
 import os
 import re
 import shutil
@@ -131,6 +132,30 @@ def python_with_jsonschema():
 def validate_sarif(py, path):
     """run the SARIF 2.1.0 schema validator on path with py; the CompletedProcess"""
     return subprocess.run([py, SARIF_VALIDATOR, path], capture_output=True, text=True)
+
+
+def run_with_outputs(t, prog, status, ran, n):
+    """prog under dacce-race with --json and --sarif: its exit status is
+    status, its stdout has ran, n text reports; returns (the run, the text
+    reports by header line without the pid, the JSON reports, the SARIF log's
+    run); the SARIF log is checked against the schema when
+    python3-jsonschema is there (test_sarif skips without it)"""
+    js, sarif = os.path.join(t.tmp, "r.jsonl"), os.path.join(t.tmp, "r.sarif")
+    r = t.run(["--json", js, "--sarif", sarif, prog])
+    t.check_status(r, status, os.path.basename(prog))
+    t.check_in(ran, r.stdout, "the program ran to its end")
+    reps = text_reports(r.stderr)
+    t.check(len(reps) == n, f"{len(reps)} text reports, expected {n}", r.stderr)
+    by_title = {re.sub(r" \(pid=\d+\)$", "", rep[0]): rep for rep in reps}
+    with open(js) as f:
+        jreps = [json.loads(line) for line in f if line.strip()]
+    py = python_with_jsonschema()
+    if py:
+        v = validate_sarif(py, sarif)
+        t.check(v.returncode == 0, "valid SARIF 2.1.0", v.stdout + v.stderr)
+    with open(sarif) as f:
+        run = json.load(f)["runs"][0]
+    return r, by_title, jreps, run
 
 
 def text_reports(stderr):

@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from lrtest import HERE, Test, mark, python_with_jsonschema, section, text_reports, validate_sarif
+from lrtest import HERE, Test, mark, run_with_outputs, section
 
 t = Test("launcher_misuse")
 SRC = os.path.join(HERE, "misuse_prog.c")
@@ -23,14 +23,7 @@ src = os.path.realpath(SRC)
 prog = t.build(SRC, f"misuse_prog_{t.cc}")
 m = {k: mark(k, SRC) for k in ("lock", "destroy", "unlock", "spawn")}
 
-js = os.path.join(t.tmp, "r.jsonl")
-sarif = os.path.join(t.tmp, "r.sarif")
-r = t.run(["--json", js, "--sarif", sarif, prog])
-t.check_status(r, 66, "misuse")
-t.check_in("finished", r.stdout, "the program ran to its end")
-reps = text_reports(r.stderr)
-t.check(len(reps) == 2, f"{len(reps)} text reports, expected 2", r.stderr)
-by_title = {re.sub(r" \(pid=\d+\)$", "", rep[0]): rep for rep in reps}
+r, by_title, jreps, run = run_with_outputs(t, prog, 66, "finished", 2)
 destroy = by_title.get("WARNING: dacce-race: destroy of a locked mutex")
 unlock = by_title.get("WARNING: dacce-race: unlock of an unlocked mutex (or by a wrong thread)")
 t.check(destroy and unlock, "both titles", "\n".join(by_title))
@@ -56,8 +49,7 @@ if unlock:
             call[1][1:] == (src, m["unlock"]), "unlock: the call's stack", text)
     t.check("previously acquired" not in text, "unlock: no held stack", text)
 
-with open(js) as f:
-    jreps = {j.get("misuse"): j for j in map(json.loads, filter(str.strip, f))}
+jreps = {j.get("misuse"): j for j in jreps}
 t.check(sorted(jreps) == ["destroy-held", "unlock-not-held"], f"JSON misuses {sorted(jreps)}")
 for what, j in jreps.items():
     t.check(j.get("kind") == "mutex-misuse" and j.get("mutex") == "M1" and
@@ -69,12 +61,6 @@ for what, j in jreps.items():
     t.check(j.get("summary", "").startswith(("destroy of a locked mutex ", "unlock of an unlocked")),
             f"JSON {what}: summary {j.get('summary')!r}")
 
-py = python_with_jsonschema()
-if py:
-    v = validate_sarif(py, sarif)
-    t.check(v.returncode == 0, "valid SARIF 2.1.0", v.stdout + v.stderr)
-with open(sarif) as f:
-    run = json.load(f)["runs"][0]
 rules = [x["id"] for x in run["tool"]["driver"]["rules"]]
 res = run["results"]
 t.check(len(res) == 2 and all(x["ruleId"] == "mutex-misuse" and rules[x["ruleIndex"]] ==

@@ -50,9 +50,9 @@ t.check(driver["name"] == "dacce-race" and driver.get("version") and
         "driver name, version, informationUri absent or a real URI", driver)
 t.check([x["id"] for x in driver["rules"]] ==
         ["data-race", "heap-use-after-free", "thread-leak", "lock-order-inversion",
-         "mutex-misuse"],
-        "rules data-race, heap-use-after-free, thread-leak, lock-order-inversion and "
-        "mutex-misuse",
+         "mutex-misuse", "signal-unsafe-call", "signal-errno"],
+        "rules data-race, heap-use-after-free, thread-leak, lock-order-inversion, "
+        "mutex-misuse, signal-unsafe-call and signal-errno",
         driver["rules"])
 t.check(run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri") ==
         "file://" + os.path.realpath(ROOT) + "/", "%SRCROOT% is the working directory",

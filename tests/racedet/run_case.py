@@ -3,7 +3,7 @@
 and check the expectations written in its header comment:
 
   EXPECT: clean | race | heap-use-after-free | thread-leak | lock-order-inversion |
-          mutex-misuse
+          mutex-misuse | signal-unsafe-call | signal-errno
   EXPECT-CURRENT: f g h      functions on the current access's stack,
   EXPECT-PREVIOUS: f g h     innermost first, as a subsequence; a|b = either
   EXPECT-LOCATION: kind [name]
@@ -57,6 +57,12 @@ and check the expectations written in its header comment:
                              thread took the mutex EXPECT-HELD's
   EXPECT-HOLDER: f           an unlock's holder (another thread holding the
                              mutex) was created by function f
+  EXPECT-SIGNAL: name        a signal handler's bug is in the handler of signal
+                             name (SIGUSR1); its stack (the call's, or the
+                             handler's over where the signal arrived) is the
+                             "current" one (EXPECT-CURRENT, EXPECT-CREATION)
+  EXPECT-CALLED: f|g         the unsafe call's function (malloc, operator new)
+  EXPECT-ERRNO: a b          errno before and after the handler
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -85,7 +91,8 @@ import tempfile
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
-         "WANTED", "HELD", "MISUSE", "HOLDER"}
+         "WANTED", "HELD", "MISUSE", "HOLDER",
+         "SIGNAL", "CALLED", "ERRNO"}
 
 
 def expectations(src):
@@ -139,6 +146,8 @@ def check_report(rep, exp):
         return check_cycle(rep, exp)
     if rep["kind"] == "mutex-misuse":
         return check_misuse(rep, exp)
+    if rep["kind"] in ("signal-unsafe-call", "signal-errno"):
+        return check_signal(rep, exp)
     why = []
     cur, prev = rep["current"]["frames"], rep["previous"]["frames"]
     want_cur, want_prev = exp.get("CURRENT", []), exp.get("PREVIOUS", [])
@@ -324,11 +333,32 @@ def check_misuse(rep, exp):
     return why + mutex_creation_why(rep, exp)
 
 
+def check_signal(rep, exp):
+    why = []
+    threads = {t["id"]: t for t in rep.get("threads", [])}
+    if rep.get("thread") not in threads:
+        why.append(f"thread {rep.get('thread')} not among the report's threads")
+    if "SIGNAL" in exp and rep.get("signal_name") != exp["SIGNAL"][0]:
+        why.append(f"signal {rep.get('signal_name')!r}, expected {exp['SIGNAL'][0]!r}")
+    if "CALLED" in exp and rep.get("function") not in " ".join(exp["CALLED"]).split("|"):
+        why.append(f"function {rep.get('function')!r}, expected {exp['CALLED']}")
+    if "ERRNO" in exp and [rep.get("errno_before"), rep.get("errno_after")] != \
+            [int(x) for x in exp["ERRNO"]]:
+        why.append(f"errno {rep.get('errno_before')} -> {rep.get('errno_after')}, "
+                   f"expected {exp['ERRNO']}")
+    if "CURRENT" in exp and not stack_has(exp["CURRENT"], rep.get("frames") or []):
+        why.append(f"frames {[f.get('function') for f in rep.get('frames') or []]}, "
+                   f"expected {exp['CURRENT']}")
+    if "CREATION" in exp:
+        why += creation_why(threads, rep.get("thread"), exp["CREATION"])
+    return why
+
+
 def every_missing(reports, n, name):
     """EXPECT-EVERY: which of name_0 .. name_<n-1> no report has innermost"""
     seen = set()
     for rep in reports:
-        if rep.get("kind") == "mutex-misuse":
+        if rep.get("kind") in ("mutex-misuse", "signal-unsafe-call", "signal-errno"):
             fr = [f for f in rep.get("frames") or [] if f.get("file")]
             if fr:
                 seen.add(base_name(fr[0].get("function")))

@@ -6,9 +6,16 @@
  * hook that gave up its frame before it had put back the state let a
  * handler push its own frame over one the ccStack still named: the push
  * then named itself, and the capture followed the cycle into a crash
- * (encoder.c, restore_from).  The program must finish, with no report.
+ * (encoder.c, restore_from).  The program must finish.  Its only reports
+ * are the handler's allocation and free, signal-unsafe calls, each once
+ * (a pointer kept in a global, so clang does not elide the pair), their
+ * stacks down to main through whatever the signal interrupted.
  *
- * EXPECT: clean
+ * EXPECT: signal-unsafe-call
+ * EXPECT-COUNT: 2
+ * EXPECT-SIGNAL: SIGUSR1
+ * EXPECT-CALLED: malloc|free
+ * EXPECT-CURRENT: on_signal main
  * EXPECT-STDOUT: done
  */
 #include <pthread.h>
@@ -21,16 +28,17 @@ static pthread_t target;
 static _Atomic int stop;
 static volatile long sink;
 static _Atomic long delivered;
+static char *volatile kept;
 
 __attribute__((noinline)) long down(int n) { return n ? down(n - 1) + n : 1; }
 
 static void on_signal(int sig) {
   (void)sig;
-  char *p = malloc(16 + (size_t)(delivered & 63));
+  char *p = kept = malloc(16 + (size_t)(delivered & 63));
   if (p) {
     p[0] = 1;
     sink += p[0] + down(3);
-    free(p);
+    free(kept);
   }
   delivered++;
 }
