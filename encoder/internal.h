@@ -460,10 +460,10 @@ typedef struct rd_thread {
   uint64_t dl_seen[32]; /* lock-order edges this thread added (deadlock.c) */
   uint32_t lockset;    /* interned held[], part of every access's context */
   int lockset_dirty;
-  /* the interned (timestamp, thread, held set) of the last context made
+  /* the interned (timestamp, held set) of the last context made
    * (rd_thread.c, aux_of): aux_key = ts | lockset << 32 */
   uint64_t aux_key;
-  uint32_t aux, aux_thread;
+  uint32_t aux;
   rd_lstep step;       /* the one change since lockset was known (step_pending) */
   int step_pending;
   rd_lstep lsteps[1u << RD_LSTEP_BITS];

@@ -260,20 +260,21 @@ typedef struct rd_ctxrec {
   uint64_t id;
   uint32_t node, cc;
   uint32_t aux; /* rd_ctxaux: what a thread's contexts mostly share */
-  /* not part of the key: written by its thread alone (a context handle
-   * names one thread), its last entry in a table of sites (site.c), which
-   * holds in the current incarnation if that table's entry cidx names it
-   * (rd_site_names).  Checked so instead of kept with the incarnation's
-   * number, and with the rest in aux, a record is 24 bytes, not 40:
-   * mergesort makes 1.6 million. */
+  /* not part of the key: the last entry in a table of sites (site.c) made
+   * for it, by any thread (threads that run the same code share its
+   * contexts: the thread of an access is its cell's), which holds in the
+   * reader's current incarnation if that table's entry cidx names it
+   * (rd_site_names): a hint.  Checked so instead of kept with the
+   * incarnation's number, and with the rest in aux, a record is 24 bytes,
+   * not 40. */
   uint32_t cidx;
 } rd_ctxrec;
 _Static_assert(sizeof(rd_ctxrec) == 24, "a context record is 24 bytes");
-/* The rest of a context, interned apart: a thread has a few (one per
- * dictionary and held set it stored under). */
+/* The rest of a context, interned apart: a program has a few (one per
+ * dictionary and held set stored under). */
 typedef struct rd_ctxaux {
-  uint32_t ts, thread; /* the dictionary's timestamp, the thread's serial */
-  uint32_t locks;      /* interned set of mutexes held (0 = none) */
+  uint32_t ts;    /* the dictionary's timestamp */
+  uint32_t locks; /* interned set of mutexes held (0 = none) */
 } rd_ctxaux;
 const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c);
 /* The context's entry in its thread's table of sites (site.c). */

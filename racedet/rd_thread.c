@@ -86,7 +86,7 @@ static uint64_t aux_hash(const rd_ctxaux *a) { return dc_hash(a, sizeof *a); }
 static uint64_t aux_rehash(uint32_t i) { return aux_hash(dc_vec_at(&auxes.tab, i)); }
 static int aux_eq(const void *rec, const void *key) {
   const rd_ctxaux *a = rec, *b = key;
-  return a->ts == b->ts && a->thread == b->thread && a->locks == b->locks;
+  return a->ts == b->ts && a->locks == b->locks;
 }
 
 static uint64_t lockset_hash(const rd_lockset *k) {
@@ -104,7 +104,7 @@ void rd_init(void) {
   hcons_init(&ctxs, sizeof(rd_ctxrec), DC_INDEX_MAX, 12, ctx_rehash,
              "dacce: too many distinct access contexts\n");
   hcons_init(&auxes, sizeof(rd_ctxaux), DC_INDEX_MAX, 6, aux_rehash,
-             "dacce: too many distinct (dictionary, thread, held mutexes) of contexts\n");
+             "dacce: too many distinct (dictionary, held mutexes) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), 1u << 24, 8, lockset_rehash,
              "dacce: too many distinct sets of held mutexes\n");
   slots_init();
@@ -120,22 +120,23 @@ static uint32_t intern_lockset(const rd_lockset *k) {
   return k->n ? hcons_get(&locks, k, sizeof *k, lockset_hash(k), lockset_eq) : 0;
 }
 
+/* Threads that share a context each write their own table's entry here:
+ * a hint, which rd_site_names checks against the reader's table. */
 void rd_ctx_set_cidx(uint32_t h, uint32_t cidx) {
-  ((rd_ctxrec *)dc_vec_at(&ctxs.tab, h))->cidx = cidx;
+  __atomic_store_n(&((rd_ctxrec *)dc_vec_at(&ctxs.tab, h))->cidx, cidx, __ATOMIC_RELAXED);
 }
 
 const rd_ctxrec *rd_ctx_get(uint32_t h) { return hcons_at(&ctxs, h); }
 
 const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c) { return dc_vec_at(&auxes.tab, c->aux); }
 
-/* The shared part of the thread's context (c: its timestamp and thread),
- * as last made, or interned. */
+/* The shared part of the thread's context (c: its timestamp), as last
+ * made, or interned. */
 static uint32_t aux_of(rd_thread *r, const dacce_ctx *c) {
   const uint64_t key = c->ts | (uint64_t)r->lockset << 32;
-  if (dc_likely(r->aux && r->aux_key == key && r->aux_thread == c->thread)) return r->aux;
-  const rd_ctxaux a = {c->ts, c->thread, r->lockset};
+  if (dc_likely(r->aux && r->aux_key == key)) return r->aux;
+  const rd_ctxaux a = {c->ts, r->lockset};
   r->aux_key = key;
-  r->aux_thread = c->thread;
   return r->aux = hcons_get(&auxes, &a, sizeof a, aux_hash(&a), aux_eq);
 }
 
@@ -213,7 +214,8 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
                    0, 0};
   }
   if (e->cinc != r->inc) { /* the record may have it (an entry made in this incarnation) */
-    const uint32_t cidx = ((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx;
+    const uint32_t cidx =
+        __atomic_load_n(&((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx, __ATOMIC_RELAXED);
     if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
   }
   if (e->cinc == r->inc) {

@@ -200,7 +200,7 @@ static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
     return;
   }
   const rd_ctxaux *a = rd_ctx_aux(c);
-  dacce_ctx dc = {c->id, c->node, c->cc, a->ts, a->thread};
+  dacce_ctx dc = {c->id, c->node, c->cc, a->ts, 0}; /* no ancestry: the thread is the cell's */
   stack_of_ctx(s, &dc, pc, only_in_fn);
 }
 static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0); }
