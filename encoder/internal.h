@@ -441,7 +441,6 @@ typedef struct rd_thread {
   uint32_t cmap_cap, cmap_n;
   uint32_t site_ctx, site_c0;
   struct rd_ictx *site_e; /* the context cache's entry of the current context */
-  uint32_t merged_of[64][2]; /* cidx -> its merged variant, this incarnation (site.c) */
   uint32_t pages[64][3];     /* (context, page of k) -> cidx, this incarnation (site.c) */
   uint64_t split_of[64][2];  /* split entry -> its site, this incarnation (site.c) */
   rd_pck pck[1u << RD_PCK_BITS];

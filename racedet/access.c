@@ -207,7 +207,7 @@ static inline uint64_t merged(rd_thread *r, uint64_t p, uint64_t cur, uint32_t s
   const uint32_t had = SH_SITE(p);
   if (had == site) return p | (cur & 0xff);
   if (dc_capture_mode != DC_CAPTURE_STACKWALK && rd_site_same_ctx(r, had, site))
-    return sh_with_site(p | (cur & 0xff), rd_site_merged(r, had));
+    return sh_with_site(p | (cur & 0xff), rd_site_merged(had));
   if (sh_within(p, cur) || !(cur & SH_WRITE)) return 0; /* (reads: above) */
   return sh_with_site(p | (cur & 0xff), rd_site_split(r, p, cur, site));
 }

@@ -163,9 +163,13 @@ void rd_lockset_step(rd_thread *r, uintptr_t m, int unlock, uint32_t n_before);
 /* The interned id of the thread's held set as it is now (0: none held). */
 uint32_t rd_lockset_now(rd_thread *r);
 /* Sites (site.c): a cell's access context and pc, as an entry of the table
- * of the incarnation its slot and epoch name (cidx) and the pc's index in
- * its function (k): site = cidx << RD_SITE_K_BITS | k. */
+ * of the incarnation its slot and epoch name (cidx: its context and the
+ * page of k) and the pc's index in its function (k), and whether the cell
+ * merged several pcs: site = cidx << RD_SITE_K_BITS | merged << RD_SITE_KP_BITS
+ * | k % 32.  Page 0 (k < 32) is the entry of the context itself. */
 #define RD_SITE_K_BITS 6
+#define RD_SITE_KP_BITS 5
+#define RD_SITE_MERGED (1u << RD_SITE_KP_BITS)
 uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc);
 uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k);
 /* The thread's cache entry for pc's index in its function. */
@@ -178,10 +182,10 @@ static inline rd_pck *rd_pck_of(rd_thread *r, uintptr_t pc) {
  * RD_SITE_NONE; *slot: the cache's slot (context, page, cidx), which a miss
  * fills. */
 static inline uint32_t rd_page_site(rd_thread *r, uint32_t ctx, uint32_t k, uint32_t **slot) {
-  const uint32_t page = k >> RD_SITE_K_BITS;
+  const uint32_t page = k >> RD_SITE_KP_BITS;
   const uint32_t *p = *slot = r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u) >> 26];
   return p[0] == ctx && p[1] == page && p[2]
-             ? p[2] << RD_SITE_K_BITS | (k & ((1u << RD_SITE_K_BITS) - 1))
+             ? p[2] << RD_SITE_K_BITS | (k & (RD_SITE_MERGED - 1))
              : RD_SITE_NONE;
 }
 /* The site of an access of the calling thread at pc, now.  The context's
@@ -193,7 +197,7 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
   const uint32_t node = t->node; /* after rd_ctx_handle: the capture modes set it */
   rd_pck *e = rd_pck_of(r, pc);
   const uint32_t k = dc_likely(e->pc == pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
-  if (dc_likely(ctx == r->site_ctx && k < (1u << RD_SITE_K_BITS)))
+  if (dc_likely(ctx == r->site_ctx && k < RD_SITE_MERGED))
     return r->site_c0 << RD_SITE_K_BITS | k;
   return rd_site_slow(r, ctx, k);
 }
@@ -207,30 +211,19 @@ static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
   const uint32_t ctx = t->ctx_handle;
   if (dc_unlikely(!ctx || e->pc != pc || e->node != t->node)) return RD_SITE_NONE;
   const uint32_t k = e->k;
-  if (dc_likely(k < (1u << RD_SITE_K_BITS)))
+  if (dc_likely(k < RD_SITE_MERGED))
     return ctx == r->site_ctx ? r->site_c0 << RD_SITE_K_BITS | k : RD_SITE_NONE;
   uint32_t *slot;
   return rd_page_site(r, ctx, k, &slot);
 }
-uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site);
 int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb);
-/* site with its entry marked merged (it is r's, of its current incarnation).
- * Merges of different pcs recur within an invocation (a function that sets
- * a struct's fields one by one), so a small per-thread cache of the last
- * variants made. */
-static inline uint32_t rd_site_merged(rd_thread *r, uint32_t site) {
-  const uint32_t c = site >> RD_SITE_K_BITS;
-  const uint32_t *m = r->merged_of[c & 63];
-  if (dc_likely(m[0] == c)) return m[1] << RD_SITE_K_BITS | (site & ((1u << RD_SITE_K_BITS) - 1));
-  return rd_site_merged_slow(r, site);
-}
+/* site marked merged */
+static inline uint32_t rd_site_merged(uint32_t site) { return site | RD_SITE_MERGED; }
 /* Do sites a and b (both r's) name one context?  Nearly always the same
- * entry, or b's merged variant (a merged cell that grows again): no table
- * read then. */
+ * entry (merged or not): no table read then. */
 static inline int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
   const uint32_t ca = a >> RD_SITE_K_BITS, cb = b >> RD_SITE_K_BITS;
-  const uint32_t *m = r->merged_of[cb & 63];
-  return ca == cb || (m[0] == cb && m[1] == ca) || rd_site_same_ctx_slow(r, ca, cb);
+  return ca == cb || rd_site_same_ctx_slow(r, ca, cb);
 }
 /* The site of a cell that joins cell p (site had) and the access cur (site
  * site) of this thread, epoch and kind, from another context, on bytes

@@ -1,15 +1,17 @@
 /* site.c: a cell's site, the calling context and pc of its access, in the
  * 20 bits the cell has for it (shadow.h).
  *
- * A site is cidx << SITE_K_BITS | k:
+ * A site is cidx << SITE_K_BITS | merged << SITE_KP_BITS | k % SITE_K:
  *  - k: the pc's index among the access pcs of its function (its graph
- *    node), numbered as they are first stored, in pages of SITE_K; one table
- *    for the whole process, read without locks.
+ *    node), numbered as they are first stored, in pages of SITE_K (32); one
+ *    table for the whole process, read without locks.
+ *  - merged: the cell merged accesses of several pcs of the function, the
+ *    first of which is k's (access.c).  (It was an entry of its own, the
+ *    entry's merged variant: 1.25 of mergesort's 3.6 million entries.)
  *  - cidx: an entry of the table of sites of the incarnation (rd_thread.c)
- *    that the cell's slot and epoch name: a context handle, a page of k, and
- *    whether the cell merged accesses of several pcs (access.c); or a split
- *    site, two sites of the table for the two sides of a byte boundary
- *    (rd_site_split: writes of one cell from two contexts).  Only its
+ *    that the cell's slot and epoch name: a context handle and a page of k;
+ *    or a split site, two sites of the table for the two sides of a byte
+ *    boundary (rd_site_split: writes of one cell from two contexts).  Only its
  *    thread appends to it, once per context and page, and finds entries by
  *    a private index; readers (reports, from any thread) by number, since
  *    entries never move.
@@ -30,8 +32,9 @@
  * slow path ticks and begins a new incarnation (rd_sites_renew). */
 #include "racedet.h"
 
-#define SITE_K_BITS 6
-#define SITE_K (1u << SITE_K_BITS) /* pcs per page */
+#define SITE_K_BITS RD_SITE_K_BITS   /* below cidx: merged and k's place in its page */
+#define SITE_KP_BITS RD_SITE_KP_BITS /* k's place in its page */
+#define SITE_K (1u << SITE_KP_BITS)  /* pcs per page */
 #define SITE_C_LIMIT (1u << (SH_SITE_BITS - SITE_K_BITS)) /* cidx < this */
 #define SITE_RESERVE 8u /* entries a slow path may append after it checked */
 _Static_assert(SH_SITE_BITS == 20 && SITE_C_LIMIT == 16384, "site layout");
@@ -44,13 +47,12 @@ struct rd_sites {
   _Atomic(uint64_t *) chunk[SITE_CHUNKS];
   _Atomic uint32_t n; /* entries 1 .. n-1 are in use; 0 is none */
 };
-/* An entry: the context handle, the page of k, merged.  Or a split site
+/* An entry: the context handle, the page of k.  Or a split site
  * (ENT_SPLIT): two sites of the same table, one for the bytes below a
  * boundary and one for the rest (rd_site_split). */
-#define ENT_MERGED (1ull << 63)
 #define ENT_SPLIT (1ull << 62)
-static inline uint64_t ent_make(uint32_t ctx, uint32_t page, int merged) {
-  return (uint64_t)ctx | (uint64_t)page << 32 | (merged ? ENT_MERGED : 0);
+static inline uint64_t ent_make(uint32_t ctx, uint32_t page) {
+  return (uint64_t)ctx | (uint64_t)page << 32;
 }
 static inline uint32_t ent_ctx(uint64_t e) { return (uint32_t)e; }
 static inline uint32_t ent_page(uint64_t e) { return (uint32_t)(e >> 32) & 0x3fffffffu; }
@@ -248,22 +250,22 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
 }
 
 int rd_site_names(const rd_thread *r, uint32_t cidx, uint32_t ctx) {
-  return cidx && ent_get(r->sites, cidx) == ent_make(ctx, 0, 0);
+  return cidx && ent_get(r->sites, cidx) == ent_make(ctx, 0);
 }
 
 /* The context's entry for the page of k, and the site.  Page 0 is cached
- * per invocation (site_ctx); other pages, of functions with more than 64
+ * per invocation (site_ctx); other pages, of functions with more than 32
  * access pcs (SQLite's interpreter loop has hundreds), in a small cache of
  * (context, page): without it, SQLite's threads looked up 4 million entries
  * each, nearly all of such pages. */
 DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
-  const uint32_t page = k >> SITE_K_BITS;
+  const uint32_t page = k >> SITE_KP_BITS;
   uint32_t *pc = 0;
   if (page) {
     const uint32_t site = rd_page_site(r, ctx, k, &pc);
     if (site != RD_SITE_NONE) return site;
   }
-  const uint32_t c = cidx_of(r, ent_make(ctx, page, 0));
+  const uint32_t c = cidx_of(r, ent_make(ctx, page));
   if (pc) pc[0] = ctx, pc[1] = page, pc[2] = c;
   if (!page) {
     r->site_ctx = ctx;
@@ -273,17 +275,6 @@ DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
     rd_ctx_set_cidx(ctx, c);
   }
   return c << SITE_K_BITS | (k & (SITE_K - 1));
-}
-
-/* The merged variant of an entry, made and cached (rd_site_merged has the
- * cache's hit inline). */
-uint32_t rd_site_merged_slow(rd_thread *r, uint32_t site) {
-  const uint32_t c = site >> SITE_K_BITS;
-  uint32_t *m = r->merged_of[c & 63];
-  const uint64_t e = ent_get(r->sites, c);
-  m[0] = c;
-  m[1] = (e & ENT_MERGED) ? c : cidx_of(r, e | ENT_MERGED);
-  return m[1] << SITE_K_BITS | (site & (SITE_K - 1));
 }
 
 /* Entries ca and cb differ (rd_site_same_ctx): do they name one context?
@@ -341,7 +332,6 @@ void rd_sites_begin(rd_thread *r, rd_sites *s) {
   rd_sites_end(r);
   r->sites = s;
   r->sites_full = 0;
-  dc_memset(r->merged_of, 0, sizeof r->merged_of);
   dc_memset(r->pages, 0, sizeof r->pages);
   dc_memset(r->split_of, 0, sizeof r->split_of);
 }
@@ -361,9 +351,9 @@ int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *by
   const rd_ctxrec *c = e && !(e & ENT_SPLIT) ? rd_ctx_get(ent_ctx(e)) : 0;
   if (!c) return 0;
   *ctx = ent_ctx(e);
-  *pc = pc_of(c->node, ent_page(e) << SITE_K_BITS | (site & (SITE_K - 1)));
+  *pc = pc_of(c->node, ent_page(e) << SITE_KP_BITS | (site & (SITE_K - 1)));
   if (*pc == 1) *pc = 0; /* unknown (rd_site_of) */
-  *merged = !!(e & ENT_MERGED);
+  *merged = !!(site & RD_SITE_MERGED);
   return 1;
 }
 
