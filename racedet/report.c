@@ -965,23 +965,32 @@ static void emit(dc_thread *t, const report *r) {
   }
 }
 
-void rd_report_deadlock(const rd_dl_edge *e, int n) {
+/* The start of a report of a kind that option (a dc_opt field) turns on,
+ * deduplicated by key: the calling thread, with report_lock held and inside
+ * the runtime; or 0 (no thread, in the runtime, reports off, key seen). */
+static dc_thread *report_begin(const int *option, uint64_t key) {
   dc_thread *t = dc_self();
-  if (!t || t->in_runtime) return;
+  if (!t || t->in_runtime) return 0;
   dc_options_program_defaults();
-  if (!dc_opt.report_bugs || !dc_opt.detect_deadlocks) return;
+  if (!dc_opt.report_bugs || !*option) return 0;
   dc_lock(&report_lock);
+  if (seen_insert(key | 1)) {
+    dc_unlock(&report_lock);
+    return 0;
+  }
+  dc_enter(t);
+  return t;
+}
+
+void rd_report_deadlock(const rd_dl_edge *e, int n) {
   /* one report per cycle closed at the same calls of the lock functions,
    * whichever edge closed it and whatever called those: the same lines
    * taking their locks in the same orders are one bug, however many call
    * paths and lock objects repeat it */
   uint64_t h = 0x10c0;
   for (int i = 0; i < n; i++) h += dc_hash(&e[i].pc, sizeof e[i].pc);
-  if (seen_insert(h | 1)) {
-    dc_unlock(&report_lock);
-    return;
-  }
-  dc_enter(t);
+  dc_thread *t = report_begin(&dc_opt.detect_deadlocks, h);
+  if (!t) return;
   report *r = report_new("lock-order-inversion");
   r->ndl = n;
   for (int i = 0; i < n; i++) { /* mutexes and threads in cycle order */
@@ -997,18 +1006,10 @@ void rd_report_deadlock(const rd_dl_edge *e, int n) {
 }
 
 void rd_report_misuse(const rd_misuse_desc *d) {
-  dc_thread *t = dc_self();
-  if (!t || t->in_runtime) return;
-  dc_options_program_defaults();
-  if (!dc_opt.report_bugs || !dc_opt.report_mutex_bugs) return;
-  dc_lock(&report_lock);
   /* one report per misuse at one call */
   const uint64_t k[2] = {(uint64_t)d->what, d->pc};
-  if (seen_insert(dc_hash(k, sizeof k) | 1)) {
-    dc_unlock(&report_lock);
-    return;
-  }
-  dc_enter(t);
+  dc_thread *t = report_begin(&dc_opt.report_mutex_bugs, dc_hash(k, sizeof k));
+  if (!t) return;
   report *r = report_new("mutex-misuse");
   r->mis = d;
   stack_of(&r->st[0], d->ctx, d->pc);
@@ -1020,20 +1021,12 @@ void rd_report_misuse(const rd_misuse_desc *d) {
 }
 
 void rd_report_signal(const rd_signal_desc *d) {
-  dc_thread *t = dc_self();
-  if (!t || t->in_runtime) return;
-  dc_options_program_defaults();
-  if (!dc_opt.report_bugs || !dc_opt.report_signal_unsafe) return;
-  dc_lock(&report_lock);
   /* one report per unsafe function at one call, per handler that spoils errno */
   const uint64_t k[3] = {0x5160 + (uint64_t)d->what,
                          d->what == RD_SIG_UNSAFE ? d->pc : d->handler,
                          (uintptr_t)d->fn};
-  if (seen_insert(dc_hash(k, sizeof k) | 1)) {
-    dc_unlock(&report_lock);
-    return;
-  }
-  dc_enter(t);
+  dc_thread *t = report_begin(&dc_opt.report_signal_unsafe, dc_hash(k, sizeof k));
+  if (!t) return;
   report *r = report_new(d->what == RD_SIG_UNSAFE ? "signal-unsafe-call" : "signal-errno");
   r->sigd = d;
   stack *s = &r->st[0];
