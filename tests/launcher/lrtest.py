@@ -134,6 +134,22 @@ def validate_sarif(py, path):
     return subprocess.run([py, SARIF_VALIDATOR, path], capture_output=True, text=True)
 
 
+def check_option_off(t, src, prog, option, absent):
+    """runtime option (report_mutex_bugs, ...) set to 0 three ways, each
+    alone: the launcher's --option=0, TSAN_OPTIONS, and the program's own
+    __tsan_default_options (src built with -DDEFAULT_OFF): each run exits 0
+    without absent in its stderr"""
+    flag = "--" + option.replace("_", "-") + "=0"
+    off = t.build(src, f"{os.path.splitext(os.path.basename(src))[0]}_off_{t.cc}",
+                  extra=("-DDEFAULT_OFF",))
+    for what, args, env, exe in ((flag, [flag], None, prog),
+                                 ("TSAN_OPTIONS", [], {"TSAN_OPTIONS": option + "=0"}, prog),
+                                 ("__tsan_default_options", [], None, off)):
+        r = t.run(args + [exe], env=env)
+        t.check_status(r, 0, what)
+        t.check(absent not in r.stderr, f"{what}: no report", r.stderr)
+
+
 def run_with_outputs(t, prog, status, ran, n):
     """prog under dacce-race with --json and --sarif: its exit status is
     status, its stdout has ran, n text reports; returns (the run, the text

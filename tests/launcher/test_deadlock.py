@@ -17,7 +17,7 @@ import json
 import os
 import re
 
-from lrtest import HERE, Test, mark, python_with_jsonschema, section, text_reports, validate_sarif
+from lrtest import HERE, Test, check_option_off, mark, python_with_jsonschema, section, text_reports, validate_sarif
 
 t = Test("launcher_deadlock")
 SRC = os.path.join(HERE, "deadlock_prog.c")
@@ -138,14 +138,7 @@ for line, hides in (("deadlock:b_then_a", True), ("deadlock:grab_checked", True)
             f"suppression {line} {'hides' if hides else 'keeps'} the report", r.stderr)
 
 # ---------------------------------------------------------------- off
-for what, args, env, exe in (
-        ("--detect-deadlocks=0", ["--detect-deadlocks=0"], None, prog),
-        ("TSAN_OPTIONS", [], {"TSAN_OPTIONS": "detect_deadlocks=0"}, prog),
-        ("__tsan_default_options", [], None,
-         t.build(SRC, f"deadlock_prog_off_{t.cc}", extra=("-DDEFAULT_OFF",)))):
-    r = t.run(args + [exe], env=env)
-    t.check_status(r, 0, what)
-    t.check("lock-order-inversion" not in r.stderr, f"{what}: no report", r.stderr)
+check_option_off(t, SRC, prog, "detect_deadlocks", "lock-order-inversion")
 r = t.run(["--detect-deadlocks=0", prog], env={"TSAN_OPTIONS": "detect_deadlocks=1"})
 t.check_status(r, 0, "the command line over TSAN_OPTIONS")
 

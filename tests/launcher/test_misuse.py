@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from lrtest import HERE, Test, mark, run_with_outputs, section
+from lrtest import HERE, Test, check_option_off, mark, run_with_outputs, section
 
 t = Test("launcher_misuse")
 SRC = os.path.join(HERE, "misuse_prog.c")
@@ -85,13 +85,6 @@ for line, hides in (("mutex:close_job", True), ("mutex:start_job", True), ("race
             f"suppression {line} {'hides' if hides else 'keeps'} the destroy report", r.stderr)
     t.check("unlock of an unlocked mutex" in r.stderr, f"suppression {line} keeps the unlock")
 
-for what, args, env, exe in (
-        ("--report-mutex-bugs=0", ["--report-mutex-bugs=0"], None, prog),
-        ("TSAN_OPTIONS", [], {"TSAN_OPTIONS": "report_mutex_bugs=0"}, prog),
-        ("__tsan_default_options", [], None,
-         t.build(SRC, f"misuse_prog_off_{t.cc}", extra=("-DDEFAULT_OFF",)))):
-    r = t.run(args + [exe], env=env)
-    t.check_status(r, 0, what)
-    t.check("mutex" not in r.stderr, f"{what}: no report", r.stderr)
+check_option_off(t, SRC, prog, "report_mutex_bugs", "mutex")
 
 t.finish()

@@ -17,7 +17,7 @@ import json
 import os
 import re
 
-from lrtest import HERE, Test, mark, run_with_outputs, section
+from lrtest import HERE, Test, check_option_off, mark, run_with_outputs, section
 
 t = Test("launcher_signal")
 SRC = os.path.join(HERE, "signal_prog.c")
@@ -94,13 +94,6 @@ for line, hides_unsafe, hides_errno in (("signal:remember", True, False),
             f"suppression {line}: unsafe {'hidden' if hides_unsafe else 'kept'}, errno "
             f"{'hidden' if hides_errno else 'kept'}", r.stderr)
 
-for what, args, env, exe in (
-        ("--report-signal-unsafe=0", ["--report-signal-unsafe=0"], None, prog),
-        ("TSAN_OPTIONS", [], {"TSAN_OPTIONS": "report_signal_unsafe=0"}, prog),
-        ("__tsan_default_options", [], None,
-         t.build(SRC, f"signal_prog_off_{t.cc}", extra=("-DDEFAULT_OFF",)))):
-    r = t.run(args + [exe], env=env)
-    t.check_status(r, 0, what)
-    t.check("signal" not in r.stderr, f"{what}: no report", r.stderr)
+check_option_off(t, SRC, prog, "report_signal_unsafe", "signal")
 
 t.finish()
