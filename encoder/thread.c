@@ -594,6 +594,6 @@ __attribute__((visibility("hidden"))) void *dc_cxa_begin_catch(void *exc, uintpt
     dc_sig_resync(t, sp, (uintptr_t)__builtin_frame_address(0));
   }
   void *obj = real(exc);
-  rd_exception_caught(obj);
+  rd_exception_caught(exc, obj);
   return obj;
 }

@@ -13,6 +13,7 @@
 #include <semaphore.h>
 #include <threads.h>
 #include <time.h>
+#include <unwind.h>
 
 #include "intercept.h"
 
@@ -359,20 +360,47 @@ DC_EXPORT void __cxa_guard_release(uint64_t *g) {
  * main catches the broken promise's future_error and reads it, and the
  * worker's packaged_task drops the last reference later (one run in two
  * under load).  So each of the two is an acquire and a release on the
- * object, as a reference count's decrement is: the handler's object is the
- * one __cxa_begin_catch returned (a per-thread stack of the handlers
- * running), an exception_ptr's the one it holds.  (A handler that catches
- * by a base class that is not the object's first one gets a pointer into
- * the object, and does not synchronise with its exception_ptrs.) */
+ * object, as a reference count's decrement is: a handler's object is the
+ * one its exception's header names (exception_object; a per-thread stack
+ * of the handlers running), an exception_ptr's the one it holds.  (It was
+ * the pointer __cxa_begin_catch returns, which for a handler that catches
+ * by a base class other than the object's first one points into the
+ * object: tests/racedet/exception_base_refcount.cc.) */
 static void exception_unref(uintptr_t obj) {
   if (!obj) return;
   rd_acquire(obj);
   rd_release(obj);
 }
-void rd_exception_caught(void *obj) { /* (encoder/thread.c's __cxa_begin_catch) */
+
+/* The thrown object of the exception whose unwind header is ue, as the
+ * Itanium C++ ABI lays out GNU C++ exceptions: a primary exception's
+ * object follows its header; a dependent one (std::rethrow_exception's)
+ * names its primary object in its first field, the header being its last.
+ * Another runtime's exception (libc++'s, a foreign one): the pointer the
+ * handler got. */
+typedef struct gnu_dependent_exception {
+  void *primary;
+  void *pad, *unexpected, *terminate, *next;
+  int handlers, switch_value;
+  const void *action, *lsda;
+  uintptr_t catch_temp;
+  void *adjusted;
+  struct _Unwind_Exception header;
+} gnu_dependent_exception;
+_Static_assert(sizeof(gnu_dependent_exception) == 112, "libstdc++'s x86-64 layout");
+#define GNU_CXX_CLASS 0x474e5543432b2b00ull /* "GNUCC++\0", big-endian */
+static uintptr_t exception_object(const struct _Unwind_Exception *ue, void *handed) {
+  if (ue->exception_class == GNU_CXX_CLASS) return (uintptr_t)(ue + 1);
+  if (ue->exception_class == (GNU_CXX_CLASS | 1)) {
+    const char *dep = (const char *)(ue + 1) - sizeof(gnu_dependent_exception);
+    return (uintptr_t)((const gnu_dependent_exception *)(const void *)dep)->primary;
+  }
+  return (uintptr_t)handed;
+}
+void rd_exception_caught(void *ue, void *obj) { /* (encoder/thread.c's __cxa_begin_catch) */
   dc_thread *t = dc_guard_owner(); /* (not the dead threads' one state) */
   if (!t) return;
-  if (t->rd.ncaught < 8) t->rd.caught[t->rd.ncaught] = A(obj);
+  if (t->rd.ncaught < 8) t->rd.caught[t->rd.ncaught] = exception_object(ue, obj);
   t->rd.ncaught++;
 }
 DC_EXPORT void __cxa_end_catch(void) {

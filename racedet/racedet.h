@@ -440,9 +440,10 @@ int rd_thread_is_detached(uint32_t serial);
 void rd_thread_joined(uintptr_t th, uint32_t serial); /* a join of th succeeded */
 void rd_thread_ends_forget_all(uint32_t self); /* a fork child */
 void rd_report_leaks(void);     /* at exit */
-/* A C++ handler began with the exception object obj (__cxa_begin_catch's
- * result): its end (__cxa_end_catch) synchronises on obj (intercept_pthread.c). */
-void rd_exception_caught(void *obj);
+/* A C++ handler began with the exception whose unwind header is ue
+ * (__cxa_begin_catch's argument; obj: its result): its end
+ * (__cxa_end_catch) synchronises on the thrown object (intercept_pthread.c). */
+void rd_exception_caught(void *ue, void *obj);
 /* at exit, a verdict __tsan_on_finalize changed: tells the launcher (1) */
 int rd_report_verdict(int failed, int verdict);
 uint64_t rd_reports_count(void);
