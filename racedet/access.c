@@ -625,31 +625,46 @@ void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, u
   if (b >= 0) refresh_or_check(t, g, addr, cur, pc, b);
 }
 
+/* An access of at most 16 bytes that the inline check did not settle:
+ * unaligned, a vector load or store (SSE), a small range (clang
+ * instruments an under-aligned vector, _mm_loadu_si128's, and some 8-byte
+ * loads through memcpy as __tsan_read_range of 16 or 8 bytes), or memory
+ * that the inline check found no shadow for yet.  Each granule's piece is
+ * an access of its own: the inline check's test of plane A, then what an
+ * access within one granule takes (rd_access_more: plane B, the refresh of
+ * the thread's own cell, the full check).  These took the range's path
+ * before, which asks plane B and the site for each granule again: argon2's
+ * SSE fill_block ran at 4x clang TSan's time. */
+static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
+                         uintptr_t pc) {
+  sh_granule *g = 0;
+  if (!((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) g = sh_granule_of(addr);
+  if (!g) { /* (no shadow there: range_flags knows what to skip) */
+    range_flags(t, addr, size, flags, pc);
+    return;
+  }
+  unsigned off = (unsigned)addr & 7, left = size;
+  for (;;) {
+    const unsigned n = 8 - off < left ? 8 - off : left;
+    /* (built again for each piece: a slow path may have begun an epoch) */
+    const uint64_t kind = sh_bytes(off, n) | flags, cur = t->rd.self | kind;
+    const uint64_t differ = sh_differ(kind);
+    if (!sh_covers_now(sh_load(&g->c[0]), cur, differ) &&
+        !sh_covers_now(sh_load(&g->c[1]), cur, differ))
+      rd_access_more(t, g, addr, cur, pc);
+    if (!(left -= n)) return;
+    g++, off = 0, addr = (addr | 7) + 1;
+  }
+}
+
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_self();
   if (dc_unlikely(!t) || dc_unlikely(ignored(t, is_write))) return;
-  uint64_t flags = is_write ? SH_WRITE : 0;
-  if (dc_likely((addr & 7) + size <= 8)) {
-    access_one(t, addr, size, flags, pc);
-    return;
-  }
-  /* unaligned, and vector loads and stores (at most 16 bytes from the
-   * instrumentation): first whether every piece is already recorded, as the
-   * inline check asks for one granule (zstd's unaligned MEM_read64 is nearly
-   * always that), then granule by granule */
-  sh_granule *g = 0;
-  if (size <= 16 && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) g = sh_granule_of(addr);
-  if (g) {
-    const uint64_t kind = t->rd.self | flags;
-    unsigned off = (unsigned)addr & 7, left = size;
-    for (;;) {
-      unsigned n = 8 - off < left ? 8 - off : left;
-      if (!sh_recorded(g, kind | sh_bytes(off, n), t->rd.floorw)) break;
-      if (!(left -= n)) return;
-      g++, off = 0;
-    }
-  }
-  range_flags(t, addr, size, flags, pc);
+  const uint64_t flags = is_write ? SH_WRITE : 0;
+  if (size <= 16)
+    small_access(t, addr, size, flags, pc);
+  else
+    range_flags(t, addr, size, flags, pc);
 }
 
 void rd_vptr_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
@@ -667,9 +682,11 @@ void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
 
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_self();
-  if (!t || t->rd.ignore_accesses | t->in_runtime || !size) return;
-  if (is_write ? t->rd.ignore_writes : t->rd.ignore_reads) return;
-  range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
+  if (!t || ignored(t, is_write) || !size) return;
+  if (size <= 16)
+    small_access(t, addr, (unsigned)size, is_write ? SH_WRITE : 0, pc);
+  else
+    range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
 }
 
 void rd_object_access(uintptr_t obj, int kind, uintptr_t pc) {
