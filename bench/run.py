@@ -91,11 +91,12 @@ class RealLib:
     """The library a real program is built with: sources from an npm package,
     fetched at run time (fetch_npm) and never committed to the repository."""
 
-    def __init__(self, lib, package, version, root, sources, cflags, libs=()):
+    def __init__(self, lib, package, version, root, sources, cflags, libs=(), includes=("",)):
         self.lib, self.package, self.version = lib, package, version
         self.root = root        # the library's directory inside the package
         self.sources = sources  # globs under root
         self.cflags, self.libs = list(cflags), list(libs)
+        self.includes = list(includes)  # -I directories under root
         self.dir = None         # root on disk, once fetched
         self.meta = None        # what the fetch recorded (fetch.json)
 
@@ -113,6 +114,13 @@ ZSTD = RealLib("zstd", "zstd-napi", "0.0.13", "deps/zstd/lib",
                ["-pthread", "-DZSTD_MULTITHREAD", "-DZSTD_DISABLE_ASM"])
 SQLITE = RealLib("SQLite", "better-sqlite3", "12.11.1", "deps/sqlite3", ["sqlite3.c"],
                  ["-pthread", "-DSQLITE_THREADSAFE=1", "-DSQLITE_OMIT_LOAD_EXTENSION"], ["-lm"])
+
+# the reference implementation's SSE2 code, as the package's binding.gyp
+# builds it on x86-64 (opt.c, not ref.c)
+ARGON2 = RealLib("Argon2", "argon2", "0.31.2", "argon2",
+                 ["src/argon2.c", "src/core.c", "src/encoding.c", "src/thread.c",
+                  "src/blake2/blake2b.c", "src/opt.c"], ["-pthread"],
+                 includes=["include", "src"])
 
 
 WORKLOADS = [
@@ -143,6 +151,10 @@ WORKLOADS = [
              "real program: SQLite, 4 threads with a connection each (serialized mode) to one "
              "on-disk database (rollback journal): insert transactions, indexed range queries, updates; size: "
              "rows per thread", kernel=False, real=SQLITE),
+    Workload("argon2", "bench/real/argon2_driver.c", 65536, 4096,
+             "real program: the Argon2id password hash (reference SSE2 code), 3 passes, "
+             "4 lanes filled by 4 threads per slice, then encode and verify; size: memory "
+             "in KiB", kernel=False, real=ARGON2),
 ]
 SMOKE = Workload("calltree", "bench/kernels/calltree.c", 3000, 3000, "smoke")
 
@@ -352,7 +364,8 @@ class Builder:
             cmd, env = self.command(w, cfg, exe)
             i = cmd.index(driver)
             cc, tail = cmd[:i], cmd[i + 1:]  # compiler and flags; objects, -o exe, libraries
-            ccmd = cc + lib.cflags + ["-I", lib.dir]
+            ccmd = cc + lib.cflags + [f for d in lib.includes
+                                      for f in ("-I", os.path.normpath(os.path.join(lib.dir, d)))]
             tool = shutil.which(cc[0]) or cc[0]
             key = hashlib.sha1(json.dumps([ccmd, env, os.path.getmtime(tool)
                                            if os.path.exists(tool) else 0]).encode()).hexdigest()
@@ -854,7 +867,8 @@ def render(data, plot_name):
                  "library source and the driver are compiled on their own (`-c`) with the "
                  "configuration's compiler and flags (table below) plus the flags here, then "
                  "linked as in the table.  The library version is what the native build's "
-                 "`--version` prints (`ZSTD_versionString()`, `sqlite3_libversion()`).\n")
+                 "`--version` prints (`ZSTD_versionString()`, `sqlite3_libversion()`, Argon2's "
+                 "`ARGON2_VERSION_NUMBER`).\n")
         L.append(table(["workload", "library", "npm package", "tarball", "sources", "extra flags"], [
             [r["name"], f"{x['library']} {x['library_version']}",
              f"`{x['package']}@{x['package_version']}`",
