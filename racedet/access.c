@@ -649,9 +649,7 @@ static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t f
     /* (built again for each piece: a slow path may have begun an epoch) */
     const uint64_t kind = sh_bytes(off, n) | flags, cur = t->rd.self | kind;
     const uint64_t differ = sh_differ(kind);
-    if (!sh_covers_now(sh_load(&g->c[0]), cur, differ) &&
-        !sh_covers_now(sh_load(&g->c[1]), cur, differ))
-      rd_access_more(t, g, addr, cur, pc);
+    if (!sh_covered_now_a(g, cur, differ)) rd_access_more(t, g, addr, cur, pc);
     if (!(left -= n)) return;
     g++, off = 0, addr = (addr | 7) + 1;
   }

@@ -62,10 +62,7 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
         sh_granule *g = sh_in_region(region, addr);
         const uint64_t kind = 0xffu | (is_write ? SH_WRITE : 0);
         const uint64_t cur = t->rd.self | kind, differ = sh_differ(kind);
-        if ((sh_covers_now(sh_load(&g[0].c[0]), cur, differ) ||
-             sh_covers_now(sh_load(&g[0].c[1]), cur, differ)) &&
-            (sh_covers_now(sh_load(&g[1].c[0]), cur, differ) ||
-             sh_covers_now(sh_load(&g[1].c[1]), cur, differ)))
+        if (sh_covered_now_a(&g[0], cur, differ) && sh_covered_now_a(&g[1], cur, differ))
           return;
       }
     }
@@ -80,9 +77,7 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
       const uint64_t kind =
           (size == 8 ? 0xffu : sh_bytes((unsigned)off, size)) | (is_write ? SH_WRITE : 0);
       const uint64_t cur = t->rd.self | kind, differ = sh_differ(kind);
-      if (dc_likely(sh_covers_now(sh_load(&g->c[0]), cur, differ)) ||
-          sh_covers_now(sh_load(&g->c[1]), cur, differ))
-        return;
+      if (sh_covered_now_a(g, cur, differ)) return;
       more(t, g, addr, cur, pc);
       return;
     }

@@ -279,8 +279,12 @@ static inline __attribute__((always_inline)) int sh_recorded_b(sh_granule *g, ui
     return -1;
   return sh_recorded_in_b(g, cur, floorw);
 }
-static inline int sh_recorded(sh_granule *g, uint64_t cur, uint64_t floorw) {
-  return sh_recorded_b(g, cur, floorw) < 0;
+/* Does a plane-A cell of g record cur in its own epoch (sh_covers_now)?
+ * The inline check's test, for each granule an access touches. */
+static inline __attribute__((always_inline)) int sh_covered_now_a(const sh_granule *g,
+                                                                uint64_t cur, uint64_t differ) {
+  return __builtin_expect(sh_covers_now(sh_load(&g->c[0]), cur, differ), 1) ||
+         sh_covers_now(sh_load(&g->c[1]), cur, differ);
 }
 /* The same in plane B alone, for a cell of cur's epoch (sh_covers_now). */
 static inline __attribute__((always_inline)) int sh_recorded_now_in_b(sh_granule *g,
