@@ -5,10 +5,8 @@
 set -eu
 B=${1:?usage: many_threads.sh BUILD [N]}
 N=${2:-1000}
-here=$(cd "$(dirname "$0")" && pwd)
-[ -x "$B/bin/dacce-cc" ] || { echo "many_threads.sh: $B/bin/dacce-cc not found (build first)" >&2; exit 2; }
-w=$(mktemp -d /tmp/many_threads.XXXXXX)
-trap 'rm -rf "$w"' EXIT
+NAME=many_threads.sh
+. "$(dirname "$0")/setup.sh"
 clang -O1 -g "$here/many_threads.c" -o "$w/native" -pthread
 clang -O1 -g -fsanitize=thread "$here/many_threads.c" -o "$w/tsan"
 DACCE_CC=clang "$B/bin/dacce-cc" -O1 -g "$here/many_threads.c" -o "$w/dacce" -pthread

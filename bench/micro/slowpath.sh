@@ -8,10 +8,8 @@
 set -eu
 B=${1:?usage: slowpath.sh BUILD [RUNS]}
 RUNS=${2:-5}
-here=$(cd "$(dirname "$0")" && pwd)
-[ -x "$B/bin/dacce-cc" ] || { echo "slowpath.sh: $B/bin/dacce-cc not found (build first)" >&2; exit 2; }
-w=$(mktemp -d /tmp/slowpath.XXXXXX)
-trap 'rm -rf "$w"' EXIT
+NAME=slowpath.sh
+. "$(dirname "$0")/setup.sh"
 DACCE_CC=clang "$B/bin/dacce-cc" -O2 -g "$here/slowpath.c" -o "$w/dacce" -pthread
 clang -O2 -g -fsanitize=thread "$here/slowpath.c" -o "$w/tsan"
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
