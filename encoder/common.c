@@ -123,7 +123,8 @@ static dc_itab *itab_new(uint32_t log2cap) {
    * flush on every CPU running the process: a twentieth of a run that
    * interns many contexts).  Hashing spreads a table's entries over all
    * its pages by the time it is a quarter full (it starts three eighths
-   * full after growing), so committing it now costs no memory it would not take. */
+   * full after growing), so committing it now costs no memory it would not
+   * take. */
   if (bytes >= 65536) madvise(t, bytes, MADV_POPULATE_WRITE); /* Linux >= 5.14 */
   t->mask = (uint32_t)(cap - 1);
   return t;
@@ -143,9 +144,9 @@ void dc_index_init(dc_index *x, uint32_t log2cap, uint64_t (*rehash)(uint32_t id
 
 /* Caller holds the owner's lock.  A table grows when it would be three
  * quarters full (at half, mergesort's ccStack nodes' index took 8 MB
- * instead of 4).  Growth rehashes every record (the slots keep only a tag).  The old table stays mapped (but empty) for readers
- * still inside it; a reader that misses there re-checks under the owner's
- * lock. */
+ * instead of 4).  Growth rehashes every record (the slots keep only a
+ * tag).  The old table stays mapped (but empty) for readers still inside
+ * it; a reader that misses there re-checks under the owner's lock. */
 void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
   if (!idx || idx >= DC_INDEX_MAX) dc_die("dacce: index entry %u out of range\n", idx);
   dc_itab *t = atomic_load_explicit(&x->tab, memory_order_relaxed);

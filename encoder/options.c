@@ -134,7 +134,9 @@ void dc_options_program_defaults(void) {
   int *const fields[] = {&dc_opt.report_bugs, &dc_opt.report_thread_leaks,
                          &dc_opt.detect_deadlocks, &dc_opt.report_mutex_bugs,
                          &dc_opt.report_signal_unsafe};
-  for (int i = 0; s && i < 5; i++) {
+  _Static_assert(sizeof keys / sizeof keys[0] == sizeof fields / sizeof fields[0],
+                 "a field per key");
+  for (size_t i = 0; s && i < sizeof keys / sizeof keys[0]; i++) {
     size_t n, m;
     const char *v = flag_value(s, keys[i], &n);
     if (!v || (env && flag_value(env, keys[i], &m))) continue;

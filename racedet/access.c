@@ -655,14 +655,20 @@ static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t f
   }
 }
 
+/* An access or range of size bytes by a thread that does not ignore it. */
+static void access_sized(dc_thread *t, uintptr_t addr, uintptr_t size, int is_write,
+                         uintptr_t pc) {
+  const uint64_t flags = is_write ? SH_WRITE : 0;
+  if (size <= 16)
+    small_access(t, addr, (unsigned)size, flags, pc);
+  else
+    range_flags(t, addr, size, flags, pc);
+}
+
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_self();
   if (dc_unlikely(!t) || dc_unlikely(ignored(t, is_write))) return;
-  const uint64_t flags = is_write ? SH_WRITE : 0;
-  if (size <= 16)
-    small_access(t, addr, size, flags, pc);
-  else
-    range_flags(t, addr, size, flags, pc);
+  access_sized(t, addr, size, is_write, pc);
 }
 
 void rd_vptr_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
@@ -681,10 +687,7 @@ void rd_vptr_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
 void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc) {
   dc_thread *t = dc_self();
   if (!t || ignored(t, is_write) || !size) return;
-  if (size <= 16)
-    small_access(t, addr, (unsigned)size, is_write ? SH_WRITE : 0, pc);
-  else
-    range_flags(t, addr, size, is_write ? SH_WRITE : 0, pc);
+  access_sized(t, addr, size, is_write, pc);
 }
 
 void rd_object_access(uintptr_t obj, int kind, uintptr_t pc) {

@@ -170,10 +170,12 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in
    * operator delete, a libc callback): the function itself follows */
   if (pc && n) {
     const char *a = dc_symtab_name(pc, 0), *f = dc_symtab_name(fr[0].function, 0);
-    if (a && f && !dc_streq(a, f) && only_in_fn)
-      s->pc[0] = fr[0].function;
-    else if (a && f && !dc_streq(a, f) && s->n < MAXF)
-      s->pc[s->n++] = fr[0].function;
+    if (a && f && !dc_streq(a, f)) {
+      if (only_in_fn)
+        s->pc[0] = fr[0].function;
+      else if (s->n < MAXF)
+        s->pc[s->n++] = fr[0].function;
+    }
   }
   for (int i = 0; i + 1 < n && s->n < MAXF; i++) {
     s->pc[s->n++] = fr[i].callsite - 1;
