@@ -459,10 +459,10 @@ typedef struct rd_thread {
   uint64_t dl_seen[32]; /* lock-order edges this thread added (deadlock.c) */
   uint32_t lockset;    /* interned held[], part of every access's context */
   int lockset_dirty;
-  /* the interned (timestamp, held set) of the last context made
-   * (rd_thread.c, aux_of): aux_key = ts | lockset << 32 */
+  /* the interned (timestamp, held set, signals' pcs) of the last context
+   * made (rd_thread.c, aux_of): aux_key = ts | lockset << 32, aux_sig */
   uint64_t aux_key;
-  uint32_t aux;
+  uint32_t aux, aux_sig;
   rd_lstep step;       /* the one change since lockset was known (step_pending) */
   int step_pending;
   rd_lstep lsteps[1u << RD_LSTEP_BITS];
@@ -536,10 +536,13 @@ typedef struct dc_thread {
   uintptr_t sig_send_sp; /* in raise, kill, ... (its frame; 0: not): the handlers it
                            * runs are synchronous (intercept_signal.c) */
   /* the handlers running (sig_depth of them, the first DC_SIG_NEST): their
-   * signal and the trampoline's frame, which a longjmp or a catch above it
-   * leaves (dc_sig_resync) */
+   * signal, the trampoline's frame, which a longjmp or a catch above it
+   * leaves (dc_sig_resync), and the pc the signal interrupted (from its
+   * ucontext; 0: not known), which the contexts of the handler's accesses
+   * keep for their reports (racedet/rd_thread.c, rd_signal_entered) */
   int sig_no[DC_SIG_NEST];
   uintptr_t sig_sp[DC_SIG_NEST];
+  uintptr_t sig_pc[DC_SIG_NEST];
 } dc_thread;
 /* node_cc: node in the low half, cc in the high half */
 #define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))

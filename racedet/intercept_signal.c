@@ -82,12 +82,15 @@ static void run_handler(dc_thread *t, const handler_rec *h, int sig, siginfo_t *
     return;
   }
   const uint32_t d = t->sig_depth;
+  const uintptr_t at = uc ? (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] : 0;
   if (d < DC_SIG_NEST) {
     t->sig_no[d] = sig;
     t->sig_sp[d] = (uintptr_t)__builtin_frame_address(0);
+    t->sig_pc[d] = at;
   }
   const int watch = !errno_exempt(t, sig), before = errno;
   t->sig_depth = d + 1;
+  rd_signal_entered(t);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   call_handler(h, sig, info, uc);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -96,8 +99,7 @@ static void run_handler(dc_thread *t, const handler_rec *h, int sig, siginfo_t *
   if (watch && after != before && dc_opt.report_signal_unsafe) {
     rd_signal_desc r = {.what = RD_SIG_ERRNO, .sig = sig, .errno_before = before,
                         .errno_after = after, .thread = t->serial, .ctx = rd_ctx_handle(t),
-                        .handler = (uintptr_t)h->fn};
-    if (uc) r.pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+                        .handler = (uintptr_t)h->fn, .pc = at};
     rd_report_signal(&r);
     errno = after; /* as the handler left it, as without the runtime */
   }

@@ -288,8 +288,21 @@ _Static_assert(sizeof(rd_ctxrec) == 24, "a context record is 24 bytes");
 typedef struct rd_ctxaux {
   uint32_t ts;    /* the dictionary's timestamp */
   uint32_t locks; /* interned set of mutexes held (0 = none) */
+  uint32_t sig;   /* interned rd_sigpcs of the handlers running (0 = none) */
 } rd_ctxaux;
 const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c);
+/* Where the signals of the handlers running at a context arrived: n
+ * handlers, outermost first; pc[i] the pc that the (i+1)-th one's signal
+ * interrupted (0: not known), for the first DC_SIG_NEST. */
+typedef struct rd_sigpcs {
+  uint64_t n;
+  uintptr_t pc[DC_SIG_NEST];
+} rd_sigpcs;
+const rd_sigpcs *rd_sigpcs_get(uint32_t id);
+/* A handler begins on thread t (its sig_depth and sig_pc[] are set): the
+ * contexts the thread interns from now on name its signal's pc, and none
+ * it cached before (a handler's own, from an earlier signal) is used. */
+void rd_signal_entered(dc_thread *t);
 /* The context's entry in its thread's table of sites (site.c). */
 void rd_ctx_set_cidx(uint32_t handle, uint32_t cidx);
 /* Is entry cidx of the thread's current table of sites context ctx's (of

@@ -69,6 +69,7 @@ static inline const void *hcons_at(const hcons *x, uint32_t i) {
 
 static hcons ctxs;  /* rd_ctxrec by handle */
 static hcons auxes; /* rd_ctxaux */
+static hcons sigs;  /* rd_sigpcs */
 static hcons locks; /* rd_lockset by id; 0 = the empty set */
 static void slots_init(void);
 
@@ -86,7 +87,16 @@ static uint64_t aux_hash(const rd_ctxaux *a) { return dc_hash(a, sizeof *a); }
 static uint64_t aux_rehash(uint32_t i) { return aux_hash(dc_vec_at(&auxes.tab, i)); }
 static int aux_eq(const void *rec, const void *key) {
   const rd_ctxaux *a = rec, *b = key;
-  return a->ts == b->ts && a->locks == b->locks;
+  return a->ts == b->ts && a->locks == b->locks && a->sig == b->sig;
+}
+
+static uint64_t sig_hash(const rd_sigpcs *a) { return dc_hash(a, sizeof *a); }
+static uint64_t sig_rehash(uint32_t i) { return sig_hash(dc_vec_at(&sigs.tab, i)); }
+static int sig_eq(const void *rec, const void *key) {
+  const rd_sigpcs *a = rec, *b = key;
+  int eq = a->n == b->n;
+  for (uint64_t i = 0; eq && i < b->n && i < DC_SIG_NEST; i++) eq = a->pc[i] == b->pc[i];
+  return eq;
 }
 
 static uint64_t lockset_hash(const rd_lockset *k) {
@@ -107,6 +117,8 @@ void rd_init(void) {
              "dacce: too many distinct (dictionary, held mutexes) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), 1u << 24, 8, lockset_rehash,
              "dacce: too many distinct sets of held mutexes\n");
+  hcons_init(&sigs, sizeof(rd_sigpcs), 1u << 24, 6, sig_rehash,
+             "dacce: too many distinct pcs interrupted by signals\n");
   slots_init();
   rd_sites_init();
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
@@ -130,13 +142,37 @@ const rd_ctxrec *rd_ctx_get(uint32_t h) { return hcons_at(&ctxs, h); }
 
 const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c) { return dc_vec_at(&auxes.tab, c->aux); }
 
+const rd_sigpcs *rd_sigpcs_get(uint32_t id) { return hcons_at(&sigs, id); }
+
+/* The interned pcs that the signals of t's running handlers interrupted;
+ * 0 outside handlers, and once the table is full (a report then shows the
+ * interrupted functions' entries, as before it kept them). */
+static uint32_t sig_of(const dc_thread *t) {
+  if (dc_likely(!t->sig_depth)) return 0;
+  if (atomic_load_explicit(&sigs.tab.n, memory_order_relaxed) >= sigs.max - 1) return 0;
+  rd_sigpcs k = {.n = t->sig_depth};
+  for (uint64_t i = 0; i < k.n && i < DC_SIG_NEST; i++) k.pc[i] = t->sig_pc[i];
+  return hcons_get(&sigs, &k, sizeof k, sig_hash(&k), sig_eq);
+}
+
+void rd_signal_entered(dc_thread *t) {
+  rd_thread *r = &t->rd;
+  /* the handler's contexts were cached with the pcs of an earlier signal
+   * (the cache is keyed by what the encoder keeps, which the pc is not) */
+  dc_memset(r->ictx, 0, sizeof r->ictx);
+  r->site_e = 0;
+}
+
 /* The shared part of the thread's context (c: its timestamp), as last
  * made, or interned. */
-static uint32_t aux_of(rd_thread *r, const dacce_ctx *c) {
+static uint32_t aux_of(dc_thread *t, const dacce_ctx *c) {
+  rd_thread *r = &t->rd;
   const uint64_t key = c->ts | (uint64_t)r->lockset << 32;
-  if (dc_likely(r->aux && r->aux_key == key)) return r->aux;
-  const rd_ctxaux a = {c->ts, r->lockset};
+  const uint32_t sig = sig_of(t);
+  if (dc_likely(r->aux && r->aux_key == key && r->aux_sig == sig)) return r->aux;
+  const rd_ctxaux a = {c->ts, r->lockset, sig};
   r->aux_key = key;
+  r->aux_sig = sig;
   return r->aux = hcons_get(&auxes, &a, sizeof a, aux_hash(&a), aux_eq);
 }
 
@@ -208,7 +244,7 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
    * the first store of the invocation then finds here (site.c) */
   r->site_e = e;
   if (!ictx_is(e, c.id, node_cc, ts_locks)) {
-    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(r, &c), 0};
+    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(t, &c), 0};
     /* no entry of a table of sites yet (0: none, as slot records start at 1) */
     *e = (rd_ictx){c.id, node_cc, ts_locks, hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq),
                    0, 0};

@@ -33,6 +33,9 @@ typedef struct stack {
   int truncated, error;
   int not_captured; /* capture=stackwalk: thread creation contexts */
   int pc_merged;    /* the pc is the first of several merged accesses */
+  /* pc[at[i]] is where a signal arrived in the function it interrupted
+   * (stack_of_ctx): a dedup key takes the function for it (stack_key) */
+  int nint, at[DC_SIG_NEST];
 } stack;
 
 typedef struct thread_info {
@@ -148,6 +151,18 @@ static uint64_t access_key(const rd_access_desc *a) {
 }
 
 /* ------------------------------------------------------------ model */
+/* The function that a signal interrupted, below its handler's frames:
+ * where the signal arrived (at, from its ucontext) when that is in the
+ * function's own code, else the function's entry (the signal came in
+ * the runtime, in libc, or where the context was made from no ucontext). */
+static uintptr_t interrupted_at(uintptr_t fn, uintptr_t at) {
+  uintptr_t off_at, off_fn;
+  if (at && dc_symtab_name(at, &off_at) && dc_symtab_name(fn, &off_fn) &&
+      at - off_at == fn - off_fn)
+    return at;
+  return fn;
+}
+
 /* A stack: the pc, then the call sites of the decoded context, innermost
  * first, each as the address inside its call instruction (return - 1),
  * without the entry from outside the program (libc's call of main, the
@@ -155,10 +170,12 @@ static uint64_t access_key(const rd_access_desc *a) {
  * A pc outside the context's innermost function (made by uninstrumented
  * code it called) comes first, then the function; with only_in_fn the
  * function alone (the pc a signal interrupted, when it is in the runtime's
- * inline check, says nothing to the user). */
-static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in_fn) {
+ * inline check, says nothing to the user).  sp: where the signals of the
+ * handlers running at the context arrived (0: not known). */
+static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in_fn,
+                         const rd_sigpcs *sp) {
   static dacce_frame fr[MAXF];
-  s->n = 0;
+  s->n = s->nint = 0;
   int n = dacce_decode(c, fr, MAXF, 0);
   if (n < 0) {
     s->error = n;
@@ -177,14 +194,21 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in
         s->pc[s->n++] = fr[0].function;
     }
   }
+  /* the handlers' boundaries come innermost first: the last signal's */
+  int level = sp ? (int)sp->n : 0;
   for (int i = 0; i + 1 < n && s->n < MAXF; i++) {
     s->pc[s->n++] = fr[i].callsite - 1;
     /* a signal handler's frame, called by the runtime's trampoline: then the
-     * function the signal interrupted (where in it is not known) */
+     * function the signal interrupted, where it was */
     uintptr_t off;
     if (dc_symtab_name(fr[i].callsite - 1, &off) &&
-        fr[i].callsite - 1 - off == (uintptr_t)dacce_deliver_signal && s->n < MAXF)
-      s->pc[s->n++] = fr[i + 1].function;
+        fr[i].callsite - 1 - off == (uintptr_t)dacce_deliver_signal && s->n < MAXF) {
+      --level;
+      const int known = level >= 0 && level < DC_SIG_NEST;
+      const uintptr_t fn = fr[i + 1].function, at = interrupted_at(fn, known ? sp->pc[level] : 0);
+      if (at != fn && s->nint < DC_SIG_NEST) s->at[s->nint++] = s->n;
+      s->pc[s->n++] = at;
+    }
   }
   s->truncated = n >= MAXF;
 }
@@ -192,7 +216,7 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in
 static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
   const rd_ctxrec *c = rd_ctx_get(ctx);
   if (!c) {
-    s->n = 0;
+    s->n = s->nint = 0;
     if (pc) s->pc[s->n++] = pc;
     s->error = -1;
     return;
@@ -203,7 +227,7 @@ static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
   }
   const rd_ctxaux *a = rd_ctx_aux(c);
   dacce_ctx dc = {c->id, c->node, c->cc, a->ts, 0}; /* no ancestry: the thread is the cell's */
-  stack_of_ctx(s, &dc, pc, only_in_fn);
+  stack_of_ctx(s, &dc, pc, only_in_fn, a->sig ? rd_sigpcs_get(a->sig) : 0);
 }
 static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0); }
 
@@ -215,7 +239,7 @@ static void creation_stack(stack *s, const dc_thread_rec *rec) {
   else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
     s->not_captured = 1;
   else
-    stack_of_ctx(s, &rec->created_at, rec->created_pc, 0);
+    stack_of_ctx(s, &rec->created_at, rec->created_pc, 0, 0);
 }
 
 static void add_thread(report *r, uint32_t tid) {
@@ -836,7 +860,21 @@ static report *report_new(const char *kind) {
 }
 
 static void stack_clear(stack *st) {
-  st->n = st->truncated = st->error = st->not_captured = st->pc_merged = 0;
+  st->n = st->truncated = st->error = st->not_captured = st->pc_merged = st->nint = 0;
+}
+
+/* A stack as a race's dedup key: where a signal arrived counts as its
+ * function (a handler that races again at its next signal, which came
+ * elsewhere in the same code, is the same race). */
+static uint64_t stack_key(stack *s) {
+  uintptr_t was[DC_SIG_NEST], off;
+  for (int i = 0; i < s->nint; i++) {
+    was[i] = s->pc[s->at[i]];
+    if (dc_symtab_name(was[i], &off)) s->pc[s->at[i]] = was[i] - off;
+  }
+  const uint64_t h = dc_hash(s->pc, (size_t)s->n * sizeof s->pc[0]);
+  for (int i = 0; i < s->nint; i++) s->pc[s->at[i]] = was[i];
+  return h;
 }
 
 /* Mutex m (its read bit ignored) in the report's list, in order of first
@@ -882,8 +920,7 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   r->st[1].pc_merged = prev->pc_merged && prev->pc;
   /* the same two stacks in either role are one report; a use-after-free
    * is not the same report as a race between the same stacks */
-  if (seen_insert(pair_hash(dc_hash(r->st[0].pc, r->st[0].n * sizeof(uintptr_t)),
-                            dc_hash(r->st[1].pc, r->st[1].n * sizeof(uintptr_t))) ^
+  if (seen_insert(pair_hash(stack_key(&r->st[0]), stack_key(&r->st[1])) ^
                   (r->kind[0] == 'h' ? 0x5555 : 0))) {
     dc_leave(t);
     dc_unlock(&report_lock);

@@ -63,6 +63,10 @@ and check the expectations written in its header comment:
                              "current" one (EXPECT-CURRENT, EXPECT-CREATION)
   EXPECT-CALLED: f|g         the unsafe call's function (malloc, operator new)
   EXPECT-ERRNO: a b          errno before and after the handler
+  EXPECT-INTERRUPTED: f      f is on a stack, below a signal handler's frames,
+                             and every frame of f is at a line marked
+                             INTERRUPTED-HERE in the source (where the
+                             signal arrived, not f's first line)
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -92,7 +96,7 @@ KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDO
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
          "WANTED", "HELD", "MISUSE", "HOLDER",
-         "SIGNAL", "CALLED", "ERRNO"}
+         "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED"}
 
 
 def expectations(src):
@@ -106,9 +110,11 @@ def expectations(src):
                 exp["MERGED_LINE"] = n
             if "ALLOC-HERE" in line:
                 exp["ALLOC_LINE"] = n
+            if "INTERRUPTED-HERE" in line:
+                exp.setdefault("INTERRUPTED_LINES", []).append(n)
     if "KIND" not in exp:
         sys.exit(f"{src}: no EXPECT: line")
-    unknown = sorted(k for k in exp if k not in KNOWN and not k.endswith("_LINE"))
+    unknown = sorted(k for k in exp if k not in KNOWN and not k.endswith(("_LINE", "_LINES")))
     if unknown:  # a misspelt expectation would otherwise check nothing
         sys.exit(f"{src}: unknown expectation EXPECT-{unknown[0]}")
     return exp
@@ -227,6 +233,15 @@ def check_report(rep, exp):
         if got != want:
             why.append(f"the {side} access is of {got[0]} bytes at offset {got[1]}, "
                        f"expected {want[0]} at {want[1]}")
+    if "INTERRUPTED" in exp:
+        frames = [f for side in ("current", "previous") for f in rep[side]["frames"]
+                  if name_matches(exp["INTERRUPTED"][0], f.get("function"))]
+        lines = exp.get("INTERRUPTED_LINES", [])
+        if not frames:
+            why.append(f"no frame of {exp['INTERRUPTED'][0]}")
+        elif any(f.get("line") not in lines for f in frames):
+            why.append("%s at lines %s, expected %s (INTERRUPTED-HERE)" % (
+                exp["INTERRUPTED"][0], [f.get("line") for f in frames], lines))
     if "CREATION" in exp:
         why += creation_why(threads, rep["current"]["thread"], exp["CREATION"])
     return why
