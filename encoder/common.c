@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/futex.h>
 #include <sys/syscall.h>
 
 #define XXH_INLINE_ALL
@@ -271,15 +272,26 @@ void (*_Atomic dc_sig_deliver)(dc_thread *t);
 dc_thread dc_dead_thread = DC_IGNORING_THREAD, dc_unborn_thread = DC_IGNORING_THREAD;
 
 void dc_lock_wait(_Atomic int *l) {
-  for (unsigned n = 0;; n++) {
+  for (unsigned n = 0; n < 100; n++) {
+    __builtin_ia32_pause();
+    int free = 0;
     if (!atomic_load_explicit(l, memory_order_relaxed) &&
-        !atomic_exchange_explicit(l, 1, memory_order_acquire))
+        atomic_compare_exchange_strong_explicit(l, &free, 1, memory_order_acquire,
+                                                memory_order_relaxed))
       return;
-    if (n < 100)
-      __builtin_ia32_pause();
-    else
-      sched_yield();
   }
+  /* asleep until an unlock sees the 2; taken as 2 (there may be other
+   * sleepers: this thread's unlock wakes the next one) */
+  const int e = errno; /* (a wait that finds the word changed fails: EAGAIN) */
+  while (atomic_exchange_explicit(l, 2, memory_order_acquire))
+    syscall(SYS_futex, l, FUTEX_WAIT_PRIVATE, 2, (void *)0, (void *)0, 0);
+  errno = e;
+}
+
+void dc_lock_wake(_Atomic int *l) {
+  const int e = errno;
+  syscall(SYS_futex, l, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+  errno = e;
 }
 
 void dc_atfork_prepare(void) {

@@ -97,6 +97,7 @@ void *dc_alloc(size_t size);
 void dc_free(void *p, size_t size);
 uint64_t dc_hash(const void *p, size_t n);
 void dc_lock_wait(_Atomic int *l); /* dc_lock's wait (after dc_thread, below) */
+void dc_lock_wake(_Atomic int *l); /* dc_unlock's wake of a sleeper */
 /* The runtime never calls the memory and string functions the detector
  * intercepts (tests/check_runtime_calls.sh enforces it): these are its own. */
 static inline void dc_memcpy(void *d, const void *s, size_t n) {
@@ -694,9 +695,12 @@ static inline dc_thread *dc_guard_owner(void) {
   return t && t != &dc_dead_thread ? t : 0;
 }
 
-/* The runtime's locks: an int, 0 free and 1 held, each held for a few dozen
- * instructions.  A waiter spins a little before it gives its CPU away (with
- * more threads than CPUs the holder may be the one preempted).  The thread
+/* The runtime's locks: an int, 0 free, 1 held, 2 held with a waiter asleep
+ * on it (a futex), each held for a few dozen instructions.  A waiter spins
+ * a little, then sleeps until the holder's unlock wakes it: with more
+ * threads than CPUs the holder may be the one preempted, and a waiter that
+ * only yielded its CPU kept getting it back while the holder waited for one.
+ * The unlock is an exchange, not a store, to see a sleeper.  The thread
  * counts the locks it holds (locks_held): an asynchronous signal that
  * arrives meanwhile is deferred until it holds none (intercept_signal.c), so
  * that a handler which reports a race, touches a sync object or allocates
@@ -706,19 +710,27 @@ static inline void dc_lock(_Atomic int *l) {
   dc_thread *t = dc_guard_owner();
   if (t) t->locks_held++;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (__builtin_expect(atomic_exchange_explicit(l, 1, memory_order_acquire), 0)) dc_lock_wait(l);
+  int free = 0;
+  if (__builtin_expect(!atomic_compare_exchange_strong_explicit(l, &free, 1, memory_order_acquire,
+                                                                memory_order_relaxed),
+                       0))
+    dc_lock_wait(l);
 }
 /* dc_lock if the lock is free; 1 when taken */
 static inline int dc_trylock(_Atomic int *l) {
   dc_thread *t = dc_guard_owner();
   if (t) t->locks_held++;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return 1;
+  int free = 0; /* (an exchange would turn a 2 into a 1: a sleeper not woken) */
+  if (atomic_compare_exchange_strong_explicit(l, &free, 1, memory_order_acquire,
+                                              memory_order_relaxed))
+    return 1;
   if (t) t->locks_held--;
   return 0;
 }
 static inline void dc_unlock(_Atomic int *l) {
-  atomic_store_explicit(l, 0, memory_order_release);
+  if (__builtin_expect(atomic_exchange_explicit(l, 0, memory_order_release) == 2, 0))
+    dc_lock_wake(l);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   dc_thread *t = dc_guard_owner();
   if (t) {
