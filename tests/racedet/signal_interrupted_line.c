@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 static int handled, phase; /* relaxed atomics: no happens-before */
-static int beat;            /* released by the worker, acquired by no one */
+static int beat; /* the worker's loop: released by it, acquired by no one */
 static int noted, warm;
 
 static void on_usr1(int sig) {
@@ -76,7 +76,12 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, 0, worker, 0);
   for (int i = 0; i < 3; i++) {
-    usleep(20000);
+    /* the worker is in loop i: it announces each loop in beat, and a
+     * handler's phase takes effect only when the loop it interrupted ends
+     * (on a loaded machine, later than a fixed sleep: the second signal
+     * then came in the first loop) */
+    while (__atomic_load_n(&beat, __ATOMIC_RELAXED) != i) usleep(1000);
+    usleep(5000);
     pthread_kill(t, SIGUSR1);
     while (__atomic_load_n(&handled, __ATOMIC_RELAXED) <= i) usleep(1000);
     if (i) noted = 0;
