@@ -151,16 +151,19 @@ static uint64_t access_key(const rd_access_desc *a) {
 }
 
 /* ------------------------------------------------------------ model */
+/* The start of the function symbol that holds pc, or 0 when none does. */
+static uintptr_t symbol_start(uintptr_t pc) {
+  uintptr_t off;
+  return dc_symtab_name(pc, &off) ? pc - off : 0;
+}
+
 /* The function that a signal interrupted, below its handler's frames:
  * where the signal arrived (at, from its ucontext) when that is in the
  * function's own code, else the function's entry (the signal came in
  * the runtime, in libc, or where the context was made from no ucontext). */
 static uintptr_t interrupted_at(uintptr_t fn, uintptr_t at) {
-  uintptr_t off_at, off_fn;
-  if (at && dc_symtab_name(at, &off_at) && dc_symtab_name(fn, &off_fn) &&
-      at - off_at == fn - off_fn)
-    return at;
-  return fn;
+  const uintptr_t start = at ? symbol_start(at) : 0;
+  return start && start == symbol_start(fn) ? at : fn;
 }
 
 /* A stack: the pc, then the call sites of the decoded context, innermost
@@ -200,9 +203,7 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in
     s->pc[s->n++] = fr[i].callsite - 1;
     /* a signal handler's frame, called by the runtime's trampoline: then the
      * function the signal interrupted, where it was */
-    uintptr_t off;
-    if (dc_symtab_name(fr[i].callsite - 1, &off) &&
-        fr[i].callsite - 1 - off == (uintptr_t)dacce_deliver_signal && s->n < MAXF) {
+    if (symbol_start(fr[i].callsite - 1) == (uintptr_t)dacce_deliver_signal && s->n < MAXF) {
       --level;
       const int known = level >= 0 && level < DC_SIG_NEST;
       const uintptr_t fn = fr[i + 1].function, at = interrupted_at(fn, known ? sp->pc[level] : 0);
@@ -867,10 +868,10 @@ static void stack_clear(stack *st) {
  * function (a handler that races again at its next signal, which came
  * elsewhere in the same code, is the same race). */
 static uint64_t stack_key(stack *s) {
-  uintptr_t was[DC_SIG_NEST], off;
+  uintptr_t was[DC_SIG_NEST];
   for (int i = 0; i < s->nint; i++) {
     was[i] = s->pc[s->at[i]];
-    if (dc_symtab_name(was[i], &off)) s->pc[s->at[i]] = was[i] - off;
+    s->pc[s->at[i]] = symbol_start(was[i]); /* (an interrupted pc is in a function) */
   }
   const uint64_t h = dc_hash(s->pc, (size_t)s->n * sizeof s->pc[0]);
   for (int i = 0; i < s->nint; i++) s->pc[s->at[i]] = was[i];
