@@ -326,7 +326,7 @@ void rd_tick(rd_thread *r) {
 }
 
 /* ------------------------------------------------------------ thread slots
- * A shadow cell names its thread by a 12-bit slot, and vector clocks are
+ * A shadow cell names its thread by a 13-bit slot, and vector clocks are
  * indexed by slot.  A thread that ended leaves its slot to a later thread
  * only when that thread's creator has seen its end (the creator's clock
  * covers the last epoch it released: it joined it, directly or through
@@ -339,15 +339,17 @@ void rd_tick(rd_thread *r) {
  * A detached thread's slot is reused only when something ordered its end
  * before the new thread's creation.
  *
- * A cell has 21 bits of epoch, shared by a slot's successive threads.  A
- * thread that uses up its slot's epochs (two million releases) moves to
+ * A cell has 20 bits of epoch, shared by a slot's successive threads.  A
+ * thread that uses up its slot's epochs (a million releases) moves to
  * another slot, as a new thread would, but with its own clock as its
  * creator's (rd_tick): its clock keeps the old slot's last epoch, so its
  * own earlier cells are, to it, another thread's that happen before it, and
- * the spent slot is never given out again.  4096 slots of two million
- * epochs serve about eight billion releases; past that (or past 4096
+ * the spent slot is never given out again.  8192 slots of a million
+ * epochs serve about eight billion releases; past that (or past 8192
  * threads alive at once) detection stops for the threads without a slot,
- * with a warning.
+ * with a warning.  (The split was 4096 slots of two million epochs, the
+ * same budget of releases, until 8192 threads alive at once were wanted:
+ * clang's TSan checks 6,000, tests/racedet/live_threads.c.)
  *
  * Each stretch of one thread on one slot is an incarnation, a record with
  * the slot's epoch it starts at; a slot's records are kept, newest first,

@@ -33,8 +33,8 @@
  *                the slot's occupant at that epoch (its incarnation,
  *                racedet/rd_thread.c and site.c), so it needs no global lock
  *                and 20 bits
- *   bits 31..42  thread slot (racedet/rd_thread.c): 4096 threads alive at once
- *   bits 43..63  epoch of that slot (0 = empty cell); a slot's epochs are
+ *   bits 31..43  thread slot (racedet/rd_thread.c): 8192 threads alive at once
+ *   bits 44..63  epoch of that slot (0 = empty cell); a slot's epochs are
  *                shared by its successive threads, and a thread that uses
  *                them up moves to a fresh slot (rd_thread.c).  On top, so
  *                that "this thread's cell since its last release" is one
@@ -86,9 +86,9 @@ _Static_assert(SH_CELLS == 2 * SH_CELLS_A && SH_CELLS_A == 2, "two planes of two
 #define SH_SITE_SHIFT 11
 #define SH_SITE_BITS 20
 #define SH_TID_SHIFT 31
-#define SH_TID_BITS 12
-#define SH_EPOCH_SHIFT 43
-#define SH_EPOCH_BITS 21
+#define SH_TID_BITS 13
+#define SH_EPOCH_SHIFT 44
+#define SH_EPOCH_BITS 20
 _Static_assert(SH_SITE_SHIFT + SH_SITE_BITS == SH_TID_SHIFT &&
                    SH_TID_SHIFT + SH_TID_BITS == SH_EPOCH_SHIFT &&
                    SH_EPOCH_SHIFT + SH_EPOCH_BITS == 64,

@@ -7,18 +7,18 @@
 #include <stdlib.h>
 
 static pthread_barrier_t barrier;
-static int words[4096];
+static int words[8192];
 
 static void *run(void *arg) {
-  words[(long)arg % 4096] += 1;
+  words[(long)arg % 8192] += 1;
   pthread_barrier_wait(&barrier);
   return 0;
 }
 
 int main(int argc, char **argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 1000;
-  if (n < 1 || n > 4096) {
-    fprintf(stderr, "many_threads: N must be 1-4096\n");
+  if (n < 1 || n > 8192) {
+    fprintf(stderr, "many_threads: N must be 1-8192\n");
     return 2;
   }
   pthread_t *t = malloc((size_t)n * sizeof *t);

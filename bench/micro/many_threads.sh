@@ -1,6 +1,6 @@
 #!/bin/sh
 # many_threads.sh BUILD [N]: peak RSS and wall time of N threads alive at
-# once (default 1000, at most 4096; bench/micro/many_threads.c), native,
+# once (default 1000, at most 8192; bench/micro/many_threads.c), native,
 # clang's ThreadSanitizer and dacce-race, side by side, and dacce-race's
 # ratios to each.
 set -eu

@@ -1,7 +1,7 @@
 /* fibers.c: coroutines (ucontext) told to the runtime through
  * ThreadSanitizer's fiber interface, as coroutine libraries do.
  *
- * 1. Churn: 5,000 fibers, more than there are thread slots (4,096), each
+ * 1. Churn: 9,000 fibers, more than there are thread slots (8,192), each
  *    created, entered and left with synchronising switches, and destroyed:
  *    a destroyed fiber's slot must come back, or the fibers made later are
  *    not checked at all (and the race below is missed).
@@ -36,7 +36,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 void __tsan_set_fiber_name(void *fiber, const char *name);
 #define NO_SYNC 1u
 
-#define CHURN 5000
+#define CHURN 9000
 #define STACK (64 * 1024)
 
 long shared, shared_ok, sink, churned[CHURN];

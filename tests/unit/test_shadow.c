@@ -461,7 +461,7 @@ int main(void) {
     rd_access((uintptr_t)q, 8, 1, pc + 0x30);
     const uint64_t before = only_cell(q);
     const uint32_t old_tid = r->tid, inc = r->inc;
-    /* pretend two million releases happened: the slot's last epoch */
+    /* pretend a million releases happened: the slot's last epoch */
     r->epoch = SH_MAX_EPOCH;
     r->vc.c[r->tid] = r->epoch;
     r->self = sh_self(r->tid, r->epoch);
