@@ -40,9 +40,14 @@
 _Static_assert(SH_SITE_BITS == 20 && SITE_C_LIMIT == 16384, "site layout");
 
 /* ------------------------------------------------------------ tables of entries
- * A table never moves: chunk k holds 64 << k entries (64 * 511 >= 16384). */
-#define SITE_CHUNKS 9
-_Static_assert(64u * ((1u << SITE_CHUNKS) - 1) >= SITE_C_LIMIT, "chunks hold every cidx");
+ * A table never moves: chunk k holds SITE_CHUNK0 << k entries.  Every
+ * incarnation's table is kept (its thread's cells may be reported after it
+ * ended), so the first chunk is small: a short thread names a few contexts,
+ * and with a first chunk of 64 entries (512 bytes) a program that created
+ * and joined 200,000 such threads held 178 MB at its end. */
+#define SITE_CHUNK0 8u
+#define SITE_CHUNKS 12
+_Static_assert(SITE_CHUNK0 * ((1u << SITE_CHUNKS) - 1) >= SITE_C_LIMIT, "chunks hold every cidx");
 struct rd_sites {
   _Atomic(uint64_t *) chunk[SITE_CHUNKS];
   _Atomic uint32_t n; /* entries 1 .. n-1 are in use; 0 is none */
@@ -66,8 +71,8 @@ static inline uint32_t split_side(uint64_t e, unsigned b) {
 }
 
 static inline uint32_t chunk_of(uint32_t i, uint32_t *off) {
-  uint32_t k = 31u - (uint32_t)__builtin_clz(i / 64 + 1);
-  *off = i - 64u * ((1u << k) - 1);
+  uint32_t k = 31u - (uint32_t)__builtin_clz(i / SITE_CHUNK0 + 1);
+  *off = i - SITE_CHUNK0 * ((1u << k) - 1);
   return k;
 }
 
@@ -238,7 +243,7 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
   uint32_t off, k = chunk_of(c, &off);
   uint64_t *chunk = atomic_load_explicit(&s->chunk[k], memory_order_relaxed);
   if (!chunk) {
-    chunk = dc_alloc((size_t)(64u << k) * sizeof *chunk);
+    chunk = dc_alloc((size_t)(SITE_CHUNK0 << k) * sizeof *chunk);
     atomic_store_explicit(&s->chunk[k], chunk, memory_order_release);
   }
   chunk[off] = ent;
