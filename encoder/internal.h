@@ -76,6 +76,7 @@ void dc_atfork_release(void);
 #define DC_RANK_SITES 52 /* racedet/site.c: pcs of functions (a leaf) */
 #define DC_RANK_CAPTURE 55 /* racedet/capture.c: stack table, calling context tree */
 #define DC_RANK_STATES 60
+#define DC_RANK_SWEEP 63 /* racedet/rd_thread.c: a sweep of spent slots (then slots, floor) */
 #define DC_RANK_SLOTS 65 /* racedet/rd_thread.c: thread slots and incarnations */
 #define DC_RANK_SYNC 70 /* buckets, then each object (sync.c) */
 #define DC_RANK_LOCKGRAPH 75 /* racedet/deadlock.c: the lock-order graph */
@@ -198,6 +199,11 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
                          "2 the DACCE paper's id+call-site test (unsound; for tests)") \
   X(int, max_id_bits, 63, "numCC limit in bits; edges that would pass it stay "     \
                           "unencoded (lower it to test overflow handling)")         \
+  X(int, slot_epochs, 1048575, "releases a thread slot serves before its thread "   \
+                               "moves to another; used-up slots are swept out of "  \
+                               "the shadow and serve again (lower it to test that)") \
+  X(int, slots, 8192, "thread slots: threads alive at once that are checked (lower "\
+                      "it, with slot_epochs, to test reclamation)")                  \
   X(int, help, 0, "print the options and exit")                                     \
   X(int, report_text, 1, "print reports as text on stderr")                         \
   X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \
@@ -425,9 +431,13 @@ typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (
 typedef struct rd_sites rd_sites;
 
 typedef struct rd_thread {
-  rd_vc vc;           /* vc.c[tid] is this thread's epoch */
+  rd_vc vc;           /* vc.c[tid] is this thread's extended epoch (racedet.h, rd_ext) */
   uint32_t tid;       /* thread slot (rd_thread.c), the index of clocks and cells */
-  uint32_t epoch;     /* = vc.c[tid], kept here for the hot path */
+  uint32_t epoch;     /* vc.c[tid]'s epoch bits, kept here for the hot path */
+  /* no slot to go on with (rd_thread.c, take): its accesses are ignored and
+   * its epoch stands still, its synchronisation goes on; a slot is asked
+   * for again after this many more releases.  has_slot: tid is its own */
+  uint32_t slotless, has_slot;
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */
   uint32_t floor_due; /* releases or cells found short since rd_floor_update (floor.c) */

@@ -179,6 +179,10 @@ void dc_options_init(void) {
   }
   if (dc_opt.max_id_bits < 2 || dc_opt.max_id_bits > 63)
     dc_die("dacce: option 'max_id_bits' must be in [2, 63], got %d\n", dc_opt.max_id_bits);
+  if (dc_opt.slot_epochs < 64 || dc_opt.slot_epochs > 1048575)
+    dc_die("dacce: option 'slot_epochs' must be in [64, 1048575], got %d\n", dc_opt.slot_epochs);
+  if (dc_opt.slots < 16 || dc_opt.slots > 8192)
+    dc_die("dacce: option 'slots' must be in [16, 8192], got %d\n", dc_opt.slots);
   if (dc_streq(dc_opt.capture, "dacce") || dc_streq(dc_opt.capture, "0"))
     dc_capture_mode = DC_CAPTURE_DACCE;
   else if (dc_streq(dc_opt.capture, "stackwalk") || dc_streq(dc_opt.capture, "1"))

@@ -37,7 +37,7 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
                       .ctx = rd_ctx_handle(t), .is_vptr = t->rd.in_vptr};
-  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev), SH_EPOCH(prev)),
+  rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev), rd_ext(prev)),
                       .is_write = !!(prev & SH_WRITE),
                       .is_atomic = !!(prev & SH_ATOMIC),
                       .freed = !!(prev & SH_FREED),
@@ -63,7 +63,7 @@ static inline void publish(dc_thread *t, sh_cell *cell, uint64_t *seen, uint64_t
 /* Does the access recorded in cell p happen before the current thread's
  * present (its epoch covered by the thread's clock)? */
 static inline int happened_before(const rd_thread *r, uint64_t p) {
-  return SH_EPOCH(p) <= rd_vc_get(&r->vc, SH_TID(p));
+  return rd_ext(p) <= rd_vc_get(&r->vc, SH_TID(p));
 }
 
 /* Does the previous access prev conflict with cur and not happen before it? */
@@ -461,7 +461,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
 }
 
 static inline int ignored(const dc_thread *t, int is_write) {
-  return t->rd.ignore_accesses | t->in_runtime |
+  return t->rd.ignore_accesses | t->in_runtime | (int)t->rd.slotless |
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 

@@ -24,10 +24,19 @@ void rd_vc_reserve_all(rd_vc *v) {
   v->n = n;
 }
 
+/* d[i] = max(d[i], s[i]), vectorised (four entries an SSE2 step): a
+ * program that has used many thread slots joins long clocks at every
+ * acquire and release (racedet/rd_thread.c), and the loop that stored only
+ * larger entries stayed scalar, a compare and branch per entry. */
+__attribute__((optimize("tree-vectorize"))) static void vc_max(uint32_t *restrict d,
+                                                               const uint32_t *restrict s,
+                                                               uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) d[i] = d[i] > s[i] ? d[i] : s[i];
+}
+
 void rd_vc_join(rd_vc *dst, const rd_vc *src) {
   if (src->n > dst->n) rd_vc_ensure(dst, src->n);
-  for (uint32_t i = 0; i < src->n; i++)
-    if (src->c[i] > dst->c[i]) dst->c[i] = src->c[i];
+  if (dst != src) vc_max(dst->c, src->c, src->n);
 }
 
 void rd_vc_copy(rd_vc *dst, const rd_vc *src) {

@@ -130,9 +130,21 @@ void rd_free_range(uintptr_t addr, uintptr_t size, uintptr_t pc);
  * epochs up to this; a cell at or below it (and not a freed mark) can never
  * race again, and the slow path may use it as an empty cell. */
 extern _Atomic uint32_t rd_floor[SH_MAX_TID + 1];
+/* rd_slot_gen[s]: slot s's generation (rd_thread.c: a slot whose epochs
+ * were used up is swept out of the shadow and serves again, one generation
+ * on).  Clocks and the floor hold extended epochs, the generation above the
+ * cell's 20 bits, so that a clock that saw an earlier generation of a slot
+ * is below every epoch of its present one; a cell's extended epoch is its
+ * slot's present generation with its epoch (no cell of an earlier one is
+ * left in the shadow). */
+extern _Atomic uint32_t rd_slot_gen[SH_MAX_TID + 1];
+static inline uint32_t rd_ext_of(uint32_t tid, uint32_t epoch) {
+  return atomic_load_explicit(&rd_slot_gen[tid], memory_order_relaxed) << SH_EPOCH_BITS | epoch;
+}
+static inline uint32_t rd_ext(uint64_t p) { return rd_ext_of(SH_TID(p), SH_EPOCH(p)); }
 static inline int rd_dead(uint64_t p) {
   return p && !(p & SH_FREED) &&
-         SH_EPOCH(p) <= atomic_load_explicit(&rd_floor[SH_TID(p)], memory_order_relaxed);
+         rd_ext(p) <= atomic_load_explicit(&rd_floor[SH_TID(p)], memory_order_relaxed);
 }
 void rd_floor_update(void); /* now and then: after releases, when cells run short */
 #define RD_FLOOR_EVERY 1024 /* releases, or cells found short, between updates */
@@ -170,9 +182,12 @@ rd_thread *rd_cur(void);         /* detector state of the calling thread */
 void rd_thread_start(dc_thread *t); /* called when a thread's state is made */
 /* after its end was released (thread_end.c) */
 void rd_thread_finish(dc_thread *t);
-/* The thread (serial) whose access a cell names by slot and epoch
- * (UINT32_MAX: unknown). */
-uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch);
+/* The thread (serial) whose access a cell names by slot and extended epoch
+ * (rd_ext; UINT32_MAX: unknown). */
+uint32_t rd_slot_serial(uint32_t tid, uint32_t ext);
+/* Slots reclaimed so far (generations begun), sweeps of the shadow, and
+ * the cells they cleared. */
+void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells);
 /* advance own epoch (after a release); a thread whose slot has no epochs
  * left moves to another slot */
 void rd_tick(rd_thread *r);

@@ -305,15 +305,16 @@ static inline dc_thread *thread_of(rd_thread *r) {
   return (dc_thread *)(void *)((char *)r - offsetof(dc_thread, rd));
 }
 static void move_slot(rd_thread *r);
+static uint32_t slot_epochs = SH_MAX_EPOCH; /* the last epoch of a slot (option slot_epochs) */
 
 /* The next epoch; a thread whose slot has none left moves to another. */
 static void advance(rd_thread *r) {
-  if (dc_unlikely(r->epoch >= SH_MAX_EPOCH)) { /* the slot's epochs are used up */
+  if (dc_unlikely(r->epoch >= slot_epochs)) { /* the slot's epochs are used up */
     move_slot(r);
     return;
   }
   r->epoch++;
-  r->vc.c[r->tid] = r->epoch;
+  r->vc.c[r->tid] = rd_ext_of(r->tid, r->epoch);
   r->self = sh_self(r->tid, r->epoch);
 }
 
@@ -355,21 +356,57 @@ void rd_tick(rd_thread *r) {
  * the slot's epoch it starts at; a slot's records are kept, newest first,
  * so that a cell's (slot, epoch) names its thread and its table of sites. */
 typedef struct slot_rec {
-  uint32_t start_epoch, serial, prev; /* prev: index of the occupant before, 0 none */
+  uint32_t start_epoch, serial, prev; /* start_epoch extended (rd_ext); prev: the occupant
+                                         before, 0 none */
   rd_sites *sites;                    /* the contexts of its cells' sites (site.c) */
 } slot_rec;
 static dc_vec slot_recs;                         /* slot_rec; 0 unused */
 static _Atomic uint32_t slot_head[SH_MAX_TID + 1]; /* newest occupant's record */
-static uint32_t slot_final[SH_MAX_TID + 1];        /* last released epoch of a free slot */
+_Atomic uint32_t rd_slot_gen[SH_MAX_TID + 1];
+/* Under slot_lock.  slot_final: the last released extended epoch of a slot
+ * without a thread; free: slots a new thread may take (if its creator saw
+ * that epoch); spent: slots with too few epochs left; swept: spent slots
+ * that a sweep took out of the shadow, serving again at their next
+ * generation from the next reclamation on (quarantine: a slow path that
+ * loaded one of their cells before the sweep may still be deciding on it,
+ * and must see the old generation). */
+static uint32_t slot_final[SH_MAX_TID + 1];
 static uint32_t free_slots[SH_MAX_TID + 1], n_free, n_slots;
-static _Atomic int slot_lock;
+static uint32_t spent[SH_MAX_TID + 1], n_spent;
+static uint32_t swept[SH_MAX_TID + 1], n_swept;
+static uint64_t n_reclaimed, n_sweeps, n_swept_cells;
+static _Atomic int slot_lock, sweep_lock;
+/* hints for reclaim(), read without the lock: few slots left to take; spent
+ * or swept slots exist */
+static _Atomic int slots_low, slots_reclaimable;
 #define SLOT_SCAN 64 /* free slots looked at for one the creator has seen end */
 /* a slot whose next occupant would have fewer epochs left than this is spent */
-#define SLOT_HEADROOM (1u << 12)
+static uint32_t slot_headroom = 1u << 12;
+/* generations a slot can have: the extended epoch is 32 bits */
+#define SLOT_GENS (1u << (32 - SH_EPOCH_BITS))
+static uint32_t slot_count = SH_MAX_TID + 1; /* slots in use (option slots) */
+/* reclaim when fewer slots than this are left to take */
+#define SLOT_LOW (slot_count / 8)
+/* or when this many are spent: slots reclaimed early and given out before
+ * slots never used keep the slot numbers low, and so the clocks short
+ * (every acquire and release joins a whole clock; with slots numbered up to
+ * 8191 a lock and unlock cost 6 us instead of 0.1) */
+#define SLOT_BATCH (slot_count / 128 > 4 ? slot_count / 128 : 4)
+
+/* Under slot_lock: the hints, after a change. */
+static void hints(void) {
+  const uint32_t left = n_free + (slot_count - n_slots);
+  atomic_store_explicit(&slots_low, left < SLOT_LOW || n_spent >= SLOT_BATCH,
+                        memory_order_relaxed);
+  atomic_store_explicit(&slots_reclaimable, n_spent + n_swept > 0, memory_order_relaxed);
+}
 
 static void slots_init(void) {
   dc_vec_init(&slot_recs, sizeof(slot_rec), DC_MAX_THREADS);
   atomic_store(&slot_recs.n, 1);
+  slot_epochs = (uint32_t)dc_opt.slot_epochs;
+  slot_count = (uint32_t)dc_opt.slots;
+  if (slot_headroom > slot_epochs / 4) slot_headroom = slot_epochs / 4;
 }
 
 /* A slot for a thread whose creator's clock is start (0: none). */
@@ -377,25 +414,115 @@ static int slot_take(const rd_vc *start, uint32_t *tid) {
   dc_lock(&slot_lock);
   for (uint32_t k = 0; k < n_free && k < SLOT_SCAN; k++) {
     uint32_t i = n_free - 1 - k, s = free_slots[i];
-    if (start && rd_vc_get(start, s) >= slot_final[s]) {
+    /* a generation that nobody has used yet, or the creator saw its last
+     * occupant's end */
+    if (!(slot_final[s] & SH_MAX_EPOCH) || (start && rd_vc_get(start, s) >= slot_final[s])) {
       free_slots[i] = free_slots[--n_free];
+      hints();
       dc_unlock(&slot_lock);
       *tid = s;
       return 1;
     }
   }
-  int ok = n_slots <= SH_MAX_TID;
+  int ok = n_slots < slot_count;
   if (ok) *tid = n_slots++;
+  hints();
   dc_unlock(&slot_lock);
   return ok;
 }
 
-/* The slot's thread ended (or left it) at epoch final: free it, unless its
- * epochs are used up. */
+/* The slot's thread ended (or left it) at extended epoch final: free it,
+ * unless its epochs are used up. */
 static void slot_release(uint32_t tid, uint32_t final) {
   dc_lock(&slot_lock);
   slot_final[tid] = final;
-  if (final <= SH_MAX_EPOCH - SLOT_HEADROOM) free_slots[n_free++] = tid;
+  if ((final & SH_MAX_EPOCH) <= slot_epochs - slot_headroom)
+    free_slots[n_free++] = tid;
+  else
+    spent[n_spent++] = tid;
+  hints();
+  dc_unlock(&slot_lock);
+}
+
+/* Under slot_lock: the swept slots begin their next generation and are
+ * free, for any thread (no clock has seen an epoch of it: slot_final is
+ * below them all). */
+static void unquarantine(void) {
+  for (uint32_t k = 0; k < n_swept; k++) {
+    const uint32_t s = swept[k], g = atomic_load_explicit(&rd_slot_gen[s], memory_order_relaxed);
+    atomic_store_explicit(&rd_slot_gen[s], g + 1, memory_order_release);
+    slot_final[s] = (g + 1) << SH_EPOCH_BITS;
+    free_slots[n_free++] = s;
+  }
+  n_reclaimed += n_swept;
+  n_swept = 0;
+}
+
+/* Spent slots serve again once no cell of theirs is left in the shadow.
+ * A spent slot whose last epoch every thread has seen (the floor, floor.c)
+ * has only dead cells: a sweep of the shadow (sh_sweep) clears them, and
+ * the slot begins a new generation, its epochs from 1 again, behind every
+ * clock that saw the old one (rd_ext).  The sweep runs twice: a settled
+ * cell that another thread moved from plane A to plane B while the first
+ * pass ran (access.c, keep_a_live) is caught by the second, and nothing
+ * moves such a cell after that.  Freed marks of those threads go too (a
+ * use of such a block after the sweep is not reported).
+ *
+ * When SLOT_BATCH slots are spent or fewer than SLOT_LOW are left (now:
+ * 0), only such slots are swept, and they serve from the next reclamation
+ * on (the quarantine of unquarantine).  When none is left (now: 1), every spent slot is swept
+ * and serves at once: a thread that has not seen a slot's last accesses
+ * (one blocked in a read since) loses its races with them, as
+ * ThreadSanitizer's reset of its shadow loses every race with the past;
+ * without it, detection would stop for every later thread. */
+static void reclaim(int now) {
+  if (!atomic_load_explicit(&slots_reclaimable, memory_order_relaxed)) return;
+  if (!now && !atomic_load_explicit(&slots_low, memory_order_relaxed)) return;
+  if (now)
+    dc_lock(&sweep_lock);
+  else if (!dc_trylock(&sweep_lock))
+    return; /* another thread is at it */
+  if (now) rd_floor_update();
+  static uint64_t set[(SH_MAX_TID + 1) / 64];
+  uint32_t n = 0;
+  dc_lock(&slot_lock);
+  const uint32_t left = n_free + (slot_count - n_slots);
+  if (now || left < SLOT_LOW || n_spent >= SLOT_BATCH) {
+    unquarantine();
+    dc_memset(set, 0, sizeof set);
+    for (uint32_t k = 0; k < n_spent;) {
+      const uint32_t s = spent[k];
+      const int seen = atomic_load_explicit(&rd_floor[s], memory_order_relaxed) >= slot_final[s];
+      if ((now || seen) && atomic_load_explicit(&rd_slot_gen[s], memory_order_relaxed) + 1 < SLOT_GENS) {
+        set[s / 64] |= 1ull << (s % 64);
+        swept[n_swept++] = s;
+        spent[k] = spent[--n_spent];
+        n++;
+      } else {
+        k++;
+      }
+    }
+    hints();
+  }
+  dc_unlock(&slot_lock);
+  if (n) {
+    uint64_t cleared = sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
+    cleared += sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
+    dc_lock(&slot_lock);
+    n_sweeps++;
+    n_swept_cells += cleared;
+    if (now) unquarantine();
+    hints();
+    dc_unlock(&slot_lock);
+  }
+  dc_unlock(&sweep_lock);
+}
+
+void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells) {
+  dc_lock(&slot_lock);
+  *reclaimed = n_reclaimed;
+  *sweeps = n_sweeps;
+  *cells = n_swept_cells;
   dc_unlock(&slot_lock);
 }
 
@@ -407,7 +534,7 @@ static void begin_incarnation(rd_thread *r) {
   uint32_t i = atomic_load_explicit(&slot_recs.n, memory_order_relaxed);
   if (i >= DC_MAX_THREADS) dc_die("dacce: too many threads\n");
   *(slot_rec *)dc_vec_at(&slot_recs, i) =
-      (slot_rec){r->epoch, thread_of(r)->serial,
+      (slot_rec){rd_ext_of(r->tid, r->epoch), thread_of(r)->serial,
                  atomic_load_explicit(&slot_head[r->tid], memory_order_relaxed), s};
   atomic_store_explicit(&slot_recs.n, i + 1, memory_order_release);
   atomic_store_explicit(&slot_head[r->tid], i, memory_order_release);
@@ -421,28 +548,29 @@ static void begin_incarnation(rd_thread *r) {
 void rd_sites_renew(rd_thread *r) {
   const uint32_t inc = r->inc;
   advance(r); /* not a release: the floor stays */
-  if (r->inc == inc && !r->disabled) begin_incarnation(r);
+  if (r->inc == inc && !r->disabled && !r->slotless) begin_incarnation(r);
 }
 
-/* The record of the incarnation that a cell's (slot, epoch) names, or 0. */
-static const slot_rec *rec_at(uint32_t tid, uint32_t epoch) {
+/* The record of the incarnation that a cell's (slot, extended epoch) names,
+ * or 0. */
+static const slot_rec *rec_at(uint32_t tid, uint32_t ext) {
   if (tid > SH_MAX_TID) return 0;
   uint32_t i = atomic_load_explicit(&slot_head[tid], memory_order_acquire);
   while (i) {
     const slot_rec *s = dc_vec_at(&slot_recs, i);
-    if (s->start_epoch <= epoch || !s->prev) return s;
+    if (s->start_epoch <= ext || !s->prev) return s;
     i = s->prev;
   }
   return 0;
 }
 
-uint32_t rd_slot_serial(uint32_t tid, uint32_t epoch) {
-  const slot_rec *s = rec_at(tid, epoch);
+uint32_t rd_slot_serial(uint32_t tid, uint32_t ext) {
+  const slot_rec *s = rec_at(tid, ext);
   return s ? s->serial : UINT32_MAX;
 }
 
 int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, int *merged) {
-  const slot_rec *s = rec_at(SH_TID(cell), SH_EPOCH(cell));
+  const slot_rec *s = rec_at(SH_TID(cell), rd_ext(cell));
   unsigned have = SH_MASK(cell), want = bytes ? *bytes & have : 0;
   if (!want) want = have;
   const int ok = s && rd_site_decode(s->sites, SH_SITE(cell), (unsigned)__builtin_ctz(want | 0x100u),
@@ -451,39 +579,83 @@ int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, i
   return ok;
 }
 
-/* The first epoch on a slot: nothing before it is this thread's there. */
-static void set_epoch(rd_thread *r, uint32_t epoch) {
-  r->epoch = epoch;
-  r->vc.c[r->tid] = epoch;
-  r->self = sh_self(r->tid, epoch);
-  r->floorw = sh_self(0, epoch);
+/* The first epoch on a slot (extended: the slot's generation and the
+ * epoch): nothing before it is this thread's there. */
+static void set_epoch(rd_thread *r, uint32_t ext) {
+  r->epoch = ext & SH_MAX_EPOCH;
+  r->vc.c[r->tid] = ext;
+  r->self = sh_self(r->tid, r->epoch);
+  r->floorw = sh_self(0, r->epoch);
 }
 
-/* Take a slot with the clock start as the creator's: the first epoch is
- * past everything start has seen of the slot and past its last occupant's. */
-static int occupy(rd_thread *r, const rd_vc *start) {
-  if (!slot_take(start, &r->tid)) {
-    static _Atomic int warned;
-    if (!atomic_exchange(&warned, 1))
-      dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
-                "successors, or %u slots' epochs used up); race detection is off for "
-                "later threads\n", SH_MAX_TID + 1, SH_MAX_TID + 1);
-    r->disabled = 1;
-    r->ignore_accesses = 1;
-    return 0;
+/* Take a slot with the clock start as the creator's (for a thread moving
+ * on, its own): the first epoch is past everything start has seen of the
+ * slot and past its last occupant's (or the first of a generation begun
+ * since).  0: no slot. */
+static int take(rd_thread *r, const rd_vc *start) {
+  uint32_t tid;
+  reclaim(0);
+  int ok = slot_take(start, &tid);
+  if (!ok) {
+    reclaim(1);
+    ok = slot_take(start, &tid);
   }
-  rd_vc_ensure(&r->vc, r->tid + 1);
-  uint32_t e = rd_vc_get(&r->vc, r->tid) + 1;
-  if (e <= slot_final[r->tid]) e = slot_final[r->tid] + 1;
+  if (!ok) return 0;
+  r->tid = tid;
+  r->has_slot = 1;
+  r->slotless = 0;
+  rd_vc_ensure(&r->vc, tid + 1);
+  uint32_t e = rd_vc_get(&r->vc, tid) + 1;
+  dc_lock(&slot_lock);
+  if (e <= slot_final[tid]) e = slot_final[tid] + 1;
+  dc_unlock(&slot_lock);
   set_epoch(r, e);
   begin_incarnation(r);
   return 1;
 }
 
+#define SLOT_RETRY 1024 /* releases of a slotless thread between asks for a slot */
+
+/* No slot for the thread: it goes on without recording its accesses (a
+ * thread that had one keeps it, at its last epoch, so that what it
+ * recorded stays ordered before its releases), and asks again later.  Its
+ * synchronisation goes on: a thread that passes a lock from one thread to
+ * another must carry the first one's history to the second, or the second
+ * reports false races (the runtime of before turned such a thread's
+ * synchronisation off). */
+static void no_slot(rd_thread *r) {
+  static _Atomic int warned;
+  if (!atomic_exchange(&warned, 1))
+    dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
+              "successors); accesses of threads without a thread slot are not checked\n",
+              slot_count);
+  r->slotless = SLOT_RETRY;
+  if (!r->has_slot) r->self = r->floorw = 0; /* (a recycled state's may name a slot) */
+  r->epoch = slot_epochs; /* advance asks for a slot (move_slot) */
+}
+
+static int occupy(rd_thread *r, const rd_vc *start) {
+  if (take(r, start)) return 1;
+  r->has_slot = 0;
+  no_slot(r);
+  return 0;
+}
+
+/* The slot's epochs are used up, or the thread has none: a fresh slot.
+ * The old slot is given up only when there is one: it is then spent, and
+ * this clock keeps its last epoch. */
 static void move_slot(rd_thread *r) {
-  /* the old slot stays spent; this clock keeps its last epoch */
-  slot_release(r->tid, r->epoch);
-  occupy(r, &r->vc);
+  if (r->slotless > 1) {
+    r->slotless--;
+    return;
+  }
+  const int had = r->has_slot;
+  const uint32_t old = r->tid, final = rd_ext_of(old, r->epoch);
+  if (take(r, &r->vc)) {
+    if (had) slot_release(old, final);
+    return;
+  }
+  no_slot(r);
 }
 
 /* A thread starts after everything its creator did before pthread_create. */
@@ -502,7 +674,9 @@ void rd_thread_start(dc_thread *t) {
  * and its slot is freed. */
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
-  if (!r->disabled) slot_release(r->tid, r->epoch - 1);
+  /* (a slotless thread kept its slot at the epoch it stopped at) */
+  if (!r->disabled && r->has_slot)
+    slot_release(r->tid, rd_ext_of(r->tid, r->slotless ? r->epoch : r->epoch - 1));
   rd_floor_forget(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
@@ -511,5 +685,6 @@ void rd_thread_finish(dc_thread *t) {
 
 __attribute__((constructor)) static void ctx_locks(void) {
   dc_atfork_register(DC_RANK_CTX, &ctx_lock, 1, 0);
+  dc_atfork_register(DC_RANK_SWEEP, &sweep_lock, 1, 0);
   dc_atfork_register(DC_RANK_SLOTS, &slot_lock, 1, 0);
 }

@@ -67,6 +67,10 @@ and check the expectations written in its header comment:
                              and every frame of f is at a line marked
                              INTERRUPTED-HERE in the source (where the
                              signal arrived, not f's first line)
+  EXPECT-OPTIONS: --a=1 ...  run under these dacce-race options too (runtime
+                             options forwarded: --slot-epochs=64)
+  EXPECT-STDERR: text        dacce-race's standard error contains text
+  EXPECT-STDERR-LACKS: text  ... and does not contain text
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -96,7 +100,7 @@ KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDO
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
          "WANTED", "HELD", "MISUSE", "HOLDER",
-         "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED"}
+         "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED", "OPTIONS", "STDERR", "STDERR-LACKS"}
 
 
 def expectations(src):
@@ -406,6 +410,10 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
         fail.append("the text report lacks the note on merged accesses")
     if "STDOUT" in exp and " ".join(exp["STDOUT"]) not in r.stdout:
         fail.append(f"stdout lacks {' '.join(exp['STDOUT'])!r}: {r.stdout[-300:]!r}")
+    if "STDERR" in exp and " ".join(exp["STDERR"]) not in r.stderr:
+        fail.append(f"stderr lacks {' '.join(exp['STDERR'])!r}")
+    if "STDERR-LACKS" in exp and " ".join(exp["STDERR-LACKS"]) in r.stderr:
+        fail.append(f"stderr has {' '.join(exp['STDERR-LACKS'])!r}")
     if kind == "clean":
         if r.returncode != 0 or reports:
             fail.append(f"expected clean, got exit {r.returncode} and {len(reports)} reports")
@@ -431,7 +439,7 @@ def run_once(a, exp, tmp, exe, bindir, run, env=None):
     """One run of exe under dacce-race, checked; exits 1 with the reason."""
     capture = [f"--capture={a.capture}"] if a.capture else []
     r, reports, fail = run_and_check(bindir, exe, exp, os.path.join(tmp, f"reports{run}.jsonl"),
-                                     capture, env=env)
+                                     capture + exp.get("OPTIONS", []), env=env)
     if a.capture:
         if any(rep.get("capture") != a.capture for rep in reports):
             fail.append(f"a report does not say capture={a.capture}: "
