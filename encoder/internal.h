@@ -661,7 +661,10 @@ typedef struct dc_thread_rec {
   int has_creator;
   int ktid;               /* the kernel's thread id while it runs (0: a fiber) */
 } dc_thread_rec;
-#define DC_MAX_THREADS (1u << 22)
+/* threads a process may create (records kept for reports: about 360 bytes
+ * each with their tables of sites), and incarnations (racedet/rd_thread.c);
+ * both reserved, committed as used */
+#define DC_MAX_THREADS (1u << 24)
 extern dc_vec dc_threads; /* dc_thread_rec by serial */
 
 extern DC_TLS dc_thread *dc_tls;
