@@ -344,13 +344,13 @@ void rd_tick(rd_thread *r) {
  * thread that uses up its slot's epochs (a million releases) moves to
  * another slot, as a new thread would, but with its own clock as its
  * creator's (rd_tick): its clock keeps the old slot's last epoch, so its
- * own earlier cells are, to it, another thread's that happen before it, and
- * the spent slot is never given out again.  8192 slots of a million
- * epochs serve about eight billion releases; past that (or past 8192
- * threads alive at once) detection stops for the threads without a slot,
- * with a warning.  (The split was 4096 slots of two million epochs, the
- * same budget of releases, until 8192 threads alive at once were wanted:
- * clang's TSan checks 6,000, tests/racedet/live_threads.c.)
+ * own earlier cells are, to it, another thread's that happen before it.
+ * The spent slot serves again, a generation on, once a sweep has taken its
+ * cells out of the shadow (reclaim, below).  Past 8192 threads alive at
+ * once, the threads without a slot go on slotless (no_slot), with a
+ * warning.  (The split was 4096 slots of two million epochs until 8192
+ * threads alive at once were wanted: clang's TSan checks 6,000,
+ * tests/racedet/live_threads.c.)
  *
  * Each stretch of one thread on one slot is an incarnation, a record with
  * the slot's epoch it starts at; a slot's records are kept, newest first,
@@ -470,8 +470,9 @@ static void unquarantine(void) {
  *
  * When SLOT_BATCH slots are spent or fewer than SLOT_LOW are left (now:
  * 0), only such slots are swept, and they serve from the next reclamation
- * on (the quarantine of unquarantine).  When none is left (now: 1), every spent slot is swept
- * and serves at once: a thread that has not seen a slot's last accesses
+ * on, swept once more then (the quarantine of unquarantine).  When none is left (now: 1), every
+ * spent slot is swept and serves at once: a thread that has not seen a
+ * slot's last accesses
  * (one blocked in a read since) loses its races with them, as
  * ThreadSanitizer's reset of its shadow loses every race with the past;
  * without it, detection would stop for every later thread. */
@@ -484,34 +485,39 @@ static void reclaim(int now) {
     return; /* another thread is at it */
   if (now) rd_floor_update();
   static uint64_t set[(SH_MAX_TID + 1) / 64];
-  uint32_t n = 0;
+  static uint32_t fresh[SH_MAX_TID + 1];
+  uint32_t n = 0, swept_before = 0;
   dc_lock(&slot_lock);
   const uint32_t left = n_free + (slot_count - n_slots);
   if (now || left < SLOT_LOW || n_spent >= SLOT_BATCH) {
-    unquarantine();
     dc_memset(set, 0, sizeof set);
+    /* the quarantined slots are swept once more before they serve: a
+     * settled cell copied to plane B by a slow path that had read it
+     * before their sweep may have landed since */
+    for (uint32_t k = 0; k < n_swept; k++) set[swept[k] / 64] |= 1ull << (swept[k] % 64);
+    swept_before = n_swept;
     for (uint32_t k = 0; k < n_spent;) {
       const uint32_t s = spent[k];
       const int seen = atomic_load_explicit(&rd_floor[s], memory_order_relaxed) >= slot_final[s];
       if ((now || seen) && atomic_load_explicit(&rd_slot_gen[s], memory_order_relaxed) + 1 < SLOT_GENS) {
         set[s / 64] |= 1ull << (s % 64);
-        swept[n_swept++] = s;
+        fresh[n++] = s;
         spent[k] = spent[--n_spent];
-        n++;
       } else {
         k++;
       }
     }
-    hints();
   }
   dc_unlock(&slot_lock);
-  if (n) {
+  if (n | swept_before) {
     uint64_t cleared = sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
     cleared += sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
     dc_lock(&slot_lock);
+    unquarantine(); /* (only this function adds to swept, under sweep_lock) */
+    for (uint32_t k = 0; k < n; k++) swept[n_swept++] = fresh[k];
+    if (now) unquarantine();
     n_sweeps++;
     n_swept_cells += cleared;
-    if (now) unquarantine();
     hints();
     dc_unlock(&slot_lock);
   }
