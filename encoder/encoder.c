@@ -38,7 +38,7 @@
 void rd_init(void);
 uint64_t rd_reports_count(void);
 void rd_report_leaks(void); /* racedet/thread_end.c */
-void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells); /* rd_thread.c */
+void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken); /* rd_thread.c */
 int rd_reports_unseen(void);
 int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
@@ -490,12 +490,15 @@ static void print_stats(void) {
             (unsigned long long)s.reencodings, (unsigned long long)s.calls,
             (unsigned long long)s.cc_pushes, secs > 0 ? (double)s.cc_pushes / secs : 0.0,
             s.avg_cc_depth, (unsigned long long)s.cc_nodes);
-  uint64_t reclaimed, sweeps, cells;
-  rd_slot_stats(&reclaimed, &sweeps, &cells);
+  uint64_t reclaimed, sweeps, cells, taken;
+  rd_slot_stats(&reclaimed, &sweeps, &cells, &taken);
   if (sweeps)
     dc_printf("==dacce==   thread slots reclaimed %llu in %llu sweeps (%llu cells cleared)\n",
               (unsigned long long)reclaimed, (unsigned long long)sweeps,
               (unsigned long long)cells);
+  if (taken)
+    dc_printf("==dacce==   thread slots taken over from threads that ended unseen %llu\n",
+              (unsigned long long)taken);
   if (dc_opt.verify)
     dc_printf("==dacce==   verified contexts %llu  mismatches %llu\n",
               (unsigned long long)s.verified, (unsigned long long)s.mismatches);

@@ -185,9 +185,9 @@ void rd_thread_finish(dc_thread *t);
 /* The thread (serial) whose access a cell names by slot and extended epoch
  * (rd_ext; UINT32_MAX: unknown). */
 uint32_t rd_slot_serial(uint32_t tid, uint32_t ext);
-/* Slots reclaimed so far (generations begun), sweeps of the shadow, and
- * the cells they cleared. */
-void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells);
+/* Slots reclaimed so far (generations begun), sweeps of the shadow, the
+ * cells they cleared, and slots taken over from threads that ended unseen. */
+void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken);
 /* advance own epoch (after a release); a thread whose slot has no epochs
  * left moves to another slot */
 void rd_tick(rd_thread *r);

@@ -338,7 +338,8 @@ void rd_tick(rd_thread *r) {
  * the threads ever created (each creation copied a clock that long: 70,000
  * short threads took 48 s and 1.2 GB, and past 65,535 detection stopped).
  * A detached thread's slot is reused only when something ordered its end
- * before the new thread's creation.
+ * before the new thread's creation, or when no other slot is left
+ * (slot_take's force).
  *
  * A cell has 20 bits of epoch, shared by a slot's successive threads.  A
  * thread that uses up its slot's epochs (a million releases) moves to
@@ -409,8 +410,16 @@ static void slots_init(void) {
   if (slot_headroom > slot_epochs / 4) slot_headroom = slot_epochs / 4;
 }
 
-/* A slot for a thread whose creator's clock is start (0: none). */
-static int slot_take(const rd_vc *start, uint32_t *tid) {
+/* A slot for a thread whose creator's clock is start (0: none).  With
+ * force, when no other is left, a free slot whose last occupant ended
+ * unseen by the creator (a detached thread whose end nothing synchronised
+ * with): the new thread continues its epochs, so that its clock covers that
+ * thread's accesses as its own past.  Their races with each other are lost
+ * (as ThreadSanitizer loses them when it gives a slot to a new thread);
+ * without it, a program that starts detached threads all run long ran out
+ * of slots after 8192 of them, and every later thread went unchecked. */
+static uint64_t n_taken_over;
+static int slot_take(const rd_vc *start, uint32_t *tid, int force) {
   dc_lock(&slot_lock);
   for (uint32_t k = 0; k < n_free && k < SLOT_SCAN; k++) {
     uint32_t i = n_free - 1 - k, s = free_slots[i];
@@ -425,7 +434,14 @@ static int slot_take(const rd_vc *start, uint32_t *tid) {
     }
   }
   int ok = n_slots < slot_count;
-  if (ok) *tid = n_slots++;
+  if (ok) {
+    *tid = n_slots++;
+  } else if (force && n_free) {
+    *tid = free_slots[0]; /* (the list's oldest end, roughly) */
+    free_slots[0] = free_slots[--n_free];
+    n_taken_over++;
+    ok = 1;
+  }
   hints();
   dc_unlock(&slot_lock);
   return ok;
@@ -524,8 +540,9 @@ static void reclaim(int now) {
   dc_unlock(&sweep_lock);
 }
 
-void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells) {
+void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken) {
   dc_lock(&slot_lock);
+  *taken = n_taken_over;
   *reclaimed = n_reclaimed;
   *sweeps = n_sweeps;
   *cells = n_swept_cells;
@@ -601,10 +618,10 @@ static void set_epoch(rd_thread *r, uint32_t ext) {
 static int take(rd_thread *r, const rd_vc *start) {
   uint32_t tid;
   reclaim(0);
-  int ok = slot_take(start, &tid);
+  int ok = slot_take(start, &tid, 0) || slot_take(start, &tid, 1);
   if (!ok) {
     reclaim(1);
-    ok = slot_take(start, &tid);
+    ok = slot_take(start, &tid, 1);
   }
   if (!ok) return 0;
   r->tid = tid;
@@ -632,9 +649,8 @@ static int take(rd_thread *r, const rd_vc *start) {
 static void no_slot(rd_thread *r) {
   static _Atomic int warned;
   if (!atomic_exchange(&warned, 1))
-    dc_printf("==dacce== warning: more than %u threads alive (or ended unseen by their "
-              "successors); accesses of threads without a thread slot are not checked\n",
-              slot_count);
+    dc_printf("==dacce== warning: more than %u threads alive at once; accesses of threads "
+              "without a thread slot are not checked\n", slot_count);
   r->slotless = SLOT_RETRY;
   if (!r->has_slot) r->self = r->floorw = 0; /* (a recycled state's may name a slot) */
   r->epoch = slot_epochs; /* advance asks for a slot (move_slot) */
