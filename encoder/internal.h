@@ -434,9 +434,10 @@ typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's extended epoch (racedet.h, rd_ext) */
   uint32_t tid;       /* thread slot (rd_thread.c), the index of clocks and cells */
   uint32_t epoch;     /* vc.c[tid]'s epoch bits, kept here for the hot path */
-  /* no slot to go on with (rd_thread.c, take): its accesses are ignored and
-   * its epoch stands still, its synchronisation goes on; a slot is asked
-   * for again after this many more releases.  has_slot: tid is its own */
+  /* no slot to go on with (rd_thread.c, no_slot): its accesses are ignored
+   * (one count of ignore_accesses) and its epoch stands still, its
+   * synchronisation goes on; a slot is asked for again after this many more
+   * releases.  has_slot: tid is its own */
   uint32_t slotless, has_slot;
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */

@@ -461,7 +461,7 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
 }
 
 static inline int ignored(const dc_thread *t, int is_write) {
-  return t->rd.ignore_accesses | t->in_runtime | (int)t->rd.slotless |
+  return t->rd.ignore_accesses | t->in_runtime |
          (is_write ? t->rd.ignore_writes : t->rd.ignore_reads);
 }
 

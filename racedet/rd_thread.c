@@ -626,6 +626,7 @@ static int take(rd_thread *r, const rd_vc *start) {
   if (!ok) return 0;
   r->tid = tid;
   r->has_slot = 1;
+  if (r->slotless) r->ignore_accesses--;
   r->slotless = 0;
   rd_vc_ensure(&r->vc, tid + 1);
   uint32_t e = rd_vc_get(&r->vc, tid) + 1;
@@ -651,8 +652,8 @@ static void no_slot(rd_thread *r) {
   if (!atomic_exchange(&warned, 1))
     dc_printf("==dacce== warning: more than %u threads alive at once; accesses of threads "
               "without a thread slot are not checked\n", slot_count);
+  if (!r->slotless) r->ignore_accesses++; /* (a count: the annotations' too) */
   r->slotless = SLOT_RETRY;
-  if (!r->has_slot) r->self = r->floorw = 0; /* (a recycled state's may name a slot) */
   r->epoch = slot_epochs; /* advance asks for a slot (move_slot) */
 }
 
