@@ -30,11 +30,12 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "racers.h"
+
 #define DETACHED 200
 
 static long words[DETACHED];
 static atomic_int done;
-long victim;
 
 static void *detached(void *arg) {
   words[(long)arg] = (long)arg;
@@ -42,13 +43,6 @@ static void *detached(void *arg) {
   return 0;
 }
 
-__attribute__((noinline)) void write_victim(long v) { victim = v; }
-
-static void *racer(void *arg) {
-  pthread_setname_np(pthread_self(), arg ? "racer-b" : "racer-a");
-  write_victim((long)arg);
-  return 0;
-}
 
 int main(void) {
   pthread_attr_t attr;
@@ -65,11 +59,7 @@ int main(void) {
     while (i + 1 - atomic_load_explicit(&done, memory_order_relaxed) > 4) sched_yield();
   }
   while (atomic_load_explicit(&done, memory_order_relaxed) < DETACHED) sched_yield();
-  pthread_t a, b;
-  pthread_create(&a, 0, racer, (void *)0);
-  pthread_create(&b, 0, racer, (void *)1);
-  pthread_join(a, 0);
-  pthread_join(b, 0);
+  race_two();
   printf("detached %d victim %ld\n", atomic_load(&done), victim);
   return 0;
 }

@@ -30,6 +30,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "racers.h"
+
 #define THREADS 4
 #define ROUNDS 12000
 
@@ -38,7 +40,6 @@ static long counter;
 static struct {
   long last, sum, by[THREADS];
 } record;
-long victim;
 
 __attribute__((noinline)) void step(long me) {
   pthread_mutex_lock(&mu);
@@ -54,13 +55,6 @@ static void *burn(void *arg) {
   return 0;
 }
 
-__attribute__((noinline)) void write_victim(long v) { victim = v; }
-
-static void *racer(void *arg) {
-  pthread_setname_np(pthread_self(), arg ? "racer-b" : "racer-a");
-  write_victim((long)arg);
-  return 0;
-}
 
 int main(void) {
   pthread_t t[THREADS];
@@ -68,11 +62,7 @@ int main(void) {
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], 0);
   long by = 0;
   for (int i = 0; i < THREADS; i++) by += record.by[i];
-  pthread_t a, b;
-  pthread_create(&a, 0, racer, (void *)0);
-  pthread_create(&b, 0, racer, (void *)1);
-  pthread_join(a, 0);
-  pthread_join(b, 0);
+  race_two();
   printf("counter %ld record %ld victim %ld\n", counter, by, victim);
   return 0;
 }
