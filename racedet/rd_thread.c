@@ -419,7 +419,8 @@ static void slots_init(void) {
  * without it, a program that starts detached threads all run long ran out
  * of slots after 8192 of them, and every later thread went unchecked. */
 static uint64_t n_taken_over;
-static int slot_take(const rd_vc *start, uint32_t *tid, int force) {
+/* *final: the slot's last released extended epoch, for the first epoch */
+static int slot_take(const rd_vc *start, uint32_t *tid, uint32_t *final, int force) {
   dc_lock(&slot_lock);
   for (uint32_t k = 0; k < n_free && k < SLOT_SCAN; k++) {
     uint32_t i = n_free - 1 - k, s = free_slots[i];
@@ -428,6 +429,7 @@ static int slot_take(const rd_vc *start, uint32_t *tid, int force) {
     if (!(slot_final[s] & SH_MAX_EPOCH) || (start && rd_vc_get(start, s) >= slot_final[s])) {
       free_slots[i] = free_slots[--n_free];
       hints();
+      *final = slot_final[s];
       dc_unlock(&slot_lock);
       *tid = s;
       return 1;
@@ -442,6 +444,7 @@ static int slot_take(const rd_vc *start, uint32_t *tid, int force) {
     n_taken_over++;
     ok = 1;
   }
+  if (ok) *final = slot_final[*tid];
   hints();
   dc_unlock(&slot_lock);
   return ok;
@@ -486,12 +489,12 @@ static void unquarantine(void) {
  *
  * When SLOT_BATCH slots are spent or fewer than SLOT_LOW are left (now:
  * 0), only such slots are swept, and they serve from the next reclamation
- * on, swept once more then (the quarantine of unquarantine).  When none is left (now: 1), every
- * spent slot is swept and serves at once: a thread that has not seen a
- * slot's last accesses
- * (one blocked in a read since) loses its races with them, as
- * ThreadSanitizer's reset of its shadow loses every race with the past;
- * without it, detection would stop for every later thread. */
+ * on, swept once more then (the quarantine of unquarantine).  When none is
+ * left (now: 1), every spent slot is swept and serves at once: a thread
+ * that has not seen a slot's last accesses (one blocked in a read since)
+ * loses its races with them, as ThreadSanitizer's reset of its shadow
+ * loses every race with the past; without it, detection would stop for
+ * every later thread. */
 static void reclaim(int now) {
   if (!atomic_load_explicit(&slots_reclaimable, memory_order_relaxed)) return;
   if (!now && !atomic_load_explicit(&slots_low, memory_order_relaxed)) return;
@@ -526,8 +529,8 @@ static void reclaim(int now) {
   }
   dc_unlock(&slot_lock);
   if (n | swept_before) {
-    uint64_t cleared = sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
-    cleared += sh_sweep(set, SH_TID_SHIFT, SH_MAX_TID);
+    uint64_t cleared = sh_sweep(set);
+    cleared += sh_sweep(set);
     dc_lock(&slot_lock);
     unquarantine(); /* (only this function adds to swept, under sweep_lock) */
     for (uint32_t k = 0; k < n; k++) swept[n_swept++] = fresh[k];
@@ -616,12 +619,12 @@ static void set_epoch(rd_thread *r, uint32_t ext) {
  * slot and past its last occupant's (or the first of a generation begun
  * since).  0: no slot. */
 static int take(rd_thread *r, const rd_vc *start) {
-  uint32_t tid;
+  uint32_t tid, final;
   reclaim(0);
-  int ok = slot_take(start, &tid, 0) || slot_take(start, &tid, 1);
+  int ok = slot_take(start, &tid, &final, 0) || slot_take(start, &tid, &final, 1);
   if (!ok) {
     reclaim(1);
-    ok = slot_take(start, &tid, 1);
+    ok = slot_take(start, &tid, &final, 1);
   }
   if (!ok) return 0;
   r->tid = tid;
@@ -630,9 +633,7 @@ static int take(rd_thread *r, const rd_vc *start) {
   r->slotless = 0;
   rd_vc_ensure(&r->vc, tid + 1);
   uint32_t e = rd_vc_get(&r->vc, tid) + 1;
-  dc_lock(&slot_lock);
-  if (e <= slot_final[tid]) e = slot_final[tid] + 1;
-  dc_unlock(&slot_lock);
+  if (e <= final) e = final + 1;
   set_epoch(r, e);
   begin_incarnation(r);
   return 1;

@@ -129,12 +129,11 @@ static void reset(uintptr_t addr, uintptr_t size, int huge) {
 void sh_reset(uintptr_t addr, uintptr_t size) { reset(addr, size, 1); }
 void sh_forget(uintptr_t addr, uintptr_t size) { reset(addr, size, 0); }
 
-/* Clear the cells of [p, p + size) of one plane whose slot ((w >> shift) &
- * mask) is in set, on resident pages only (mincore): the sweep reads no
- * page that is not there, so it commits nothing.  A cell that changed since
- * it was read is left: it holds an access made since. */
-static void sweep_range(char *p, uint64_t size, const uint64_t *set, unsigned shift,
-                        unsigned mask, uint64_t *cleared) {
+/* Clear the cells of [p, p + size) of one plane whose slot (SH_TID) is in
+ * set, on resident pages only (mincore): the sweep reads no page that is
+ * not there, so it commits nothing.  A cell that changed since it was read
+ * is left: it holds an access made since. */
+static void sweep_range(char *p, uint64_t size, const uint64_t *set, uint64_t *cleared) {
   enum { CHUNK = 8192 }; /* pages per mincore call */
   unsigned char res[CHUNK];
   for (uint64_t off = 0; off < size; off += (uint64_t)CHUNK * 4096) {
@@ -145,7 +144,7 @@ static void sweep_range(char *p, uint64_t size, const uint64_t *set, unsigned sh
       sh_cell *c = (sh_cell *)(p + off + pg * 4096);
       for (unsigned k = 0; k < 4096 / sizeof(sh_cell); k++) {
         uint64_t w = sh_load(&c[k]);
-        const unsigned s = (unsigned)(w >> shift) & mask;
+        const unsigned s = SH_TID(w);
         if (w && (set[s / 64] >> (s % 64) & 1) &&
             atomic_compare_exchange_strong_explicit(&c[k].w, &w, 0, memory_order_relaxed,
                                                     memory_order_relaxed))
@@ -155,13 +154,13 @@ static void sweep_range(char *p, uint64_t size, const uint64_t *set, unsigned sh
   }
 }
 
-uint64_t sh_sweep(const uint64_t *set, unsigned shift, unsigned mask) {
+uint64_t sh_sweep(const uint64_t *set) {
   uint64_t cleared = 0;
   for (uint32_t i = 0; i < SH_REGIONS; i++) {
     sh_granule *r = atomic_load_explicit(&sh_regions[i], memory_order_acquire);
     if (!r) continue;
-    sweep_range((char *)r, SH_PLANE, set, shift, mask, &cleared);
-    sweep_range((char *)r + SH_PLANE, SH_PLANE, set, shift, mask, &cleared);
+    sweep_range((char *)r, SH_PLANE, set, &cleared);
+    sweep_range((char *)r + SH_PLANE, SH_PLANE, set, &cleared);
   }
   return cleared;
 }

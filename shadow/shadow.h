@@ -315,9 +315,9 @@ void sh_reset(uintptr_t addr, uintptr_t size);
 void sh_forget(uintptr_t addr, uintptr_t size);
 /* Bytes of shadow committed (for statistics). */
 uint64_t sh_regions_mapped(void);
-/* Clear every cell, in every region's planes A and B, whose slot
- * ((w >> shift) & mask) is a bit of the bitmap set; returns how many.  Only
- * resident shadow is read.  (racedet/rd_thread.c: slots reclaimed.) */
-uint64_t sh_sweep(const uint64_t *set, unsigned shift, unsigned mask);
+/* Clear every cell, in every region's planes A and B, whose slot (SH_TID)
+ * is a bit of the bitmap set; returns how many.  Only resident shadow is
+ * read.  (racedet/rd_thread.c: slots reclaimed.) */
+uint64_t sh_sweep(const uint64_t *set);
 
 #endif
