@@ -10,10 +10,16 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-static atomic_int ready;
+static atomic_int ready, reader_up;
 
+/* The writer waits until the reader runs: starting a thread maps its stack
+ * and the runtime's state for it, and mmap_sync_gone.c's writer unmaps a
+ * page and maps it again at the same address, which a thread started in
+ * between could take (seen once in a CI run: "the address was taken in
+ * between"). */
 static void *writer(void *arg) {
   (void)arg;
+  while (!atomic_load_explicit(&reader_up, memory_order_relaxed)) sched_yield();
   writer_work();
   atomic_store_explicit(&ready, 1, memory_order_relaxed);
   return 0;
@@ -21,6 +27,7 @@ static void *writer(void *arg) {
 
 static void *reader(void *arg) {
   (void)arg;
+  atomic_store_explicit(&reader_up, 1, memory_order_relaxed);
   while (!atomic_load_explicit(&ready, memory_order_relaxed)) sched_yield();
   return (void *)(long)reader_work();
 }
