@@ -419,6 +419,66 @@ DC_INLINE int range_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_
   return 1;
 }
 
+static void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t addr, uint64_t cur,
+                         uintptr_t pc, uint64_t old);
+
+/* Can cell p go for the access cur without a full check: empty, or one it
+ * subsumes that is no freed mark (a free's mark conflicts with every later
+ * access, whatever the order)? */
+static inline int quick_subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
+  return !p || (!(p & SH_FREED) && subsumed(r, p, cur));
+}
+
+/* A whole granule of a range that plane A does not cover (a0, a1: its
+ * cells as seen), with plane B unused, in one of the two cases that need
+ * no rule of check_store_in: fresh (both cells empty: memory just
+ * allocated, a buffer's new tail; the store takes the cell the thread's
+ * order takes first) or this thread's own cell of an earlier epoch with
+ * the whole granule and this kind (refreshed), the other cell not
+ * conflicting.  check_store does the same in each case, a frame and a
+ * site lookup later: w, the access word with its site, is made once a
+ * range (0 until then), since every granule of it has the same pc and
+ * context.  Such granules were 70% of the full checks of ranges in SQLite
+ * (5.9 million fresh and 3.9 million own at size 8000, against 2.9 million
+ * others) and in the LevelDB workload (29 and 11 million, 17 others),
+ * where memcpy into a growing std::string is most of them.  After the
+ * store, refresh_rest unless the granule is still as seen.  Returns
+ * whether the granule is done. */
+DC_INLINE int range_quick(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                          uintptr_t pc, uint64_t a0, uint64_t a1, uint64_t *w) {
+  rd_thread *r = &t->rd;
+  int i;
+  uint64_t seen, other;
+  if (!(a0 | a1))
+    i = (int)(r->tid & 1), seen = other = 0;
+  else if (is_own(a0, cur))
+    i = 0, seen = a0, other = a1;
+  else if (is_own(a1, cur))
+    i = 1, seen = a1, other = a0;
+  else if (quick_subsumed(r, a0, cur) && quick_subsumed(r, a1, cur))
+    /* the third case: every cell one that the access subsumes or empty
+     * (a free's mark over what the thread or others before it did; a
+     * buffer written again).  It goes into the first such cell in the
+     * thread's order, as check_store_in puts it, and the other, if it
+     * holds one, is emptied (there, a second subsumed cell is dead
+     * weight); seen as empty from then on */
+    i = !a0 ? 1 : !a1 ? 0 : (int)(r->tid & 1), seen = i ? a1 : a0, other = 0;
+  else
+    return 0;
+  if (sh_b_used(g) || conflicts(r, other, cur)) return 0;
+  if (!*w) {
+    if (r->sites_full) return 0; /* the full check renews first */
+    *w = cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT;
+  }
+  uint64_t gone = i ? a0 : a1;
+  if (!other && gone) clear_if(&g->c[i ^ 1], &gone, 0);
+  if (!seen) sh_touch_ahead(g);
+  const uint64_t old = sh_swap(&g->c[i], *w);
+  if (dc_unlikely(old != seen || sh_load(&g->c[i ^ 1]) != other || sh_b_used(g)))
+    refresh_rest(t, (uintptr_t)g | (uintptr_t)i, addr, cur, pc, old);
+  return 1;
+}
+
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
  * granule with the bytes touched there). */
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
@@ -443,14 +503,15 @@ static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t f
     }
     /* whole granules, most of a range: the access word is built once and
      * built again only after a full check; plane A is asked inline */
-    uint64_t cur = r->self | 0xffu | flags, floorw = r->floorw;
+    uint64_t cur = r->self | 0xffu | flags, floorw = r->floorw, w = 0;
     const uint64_t keep = sh_whole_keep(cur);
     for (; stop_r - addr >= 8; addr += 8, g++) {
-      if (sh_covers_whole(sh_load(&g->c[0]), cur, keep, floorw) ||
-          sh_covers_whole(sh_load(&g->c[1]), cur, keep, floorw))
+      const uint64_t a0 = sh_load(&g->c[0]), a1 = sh_load(&g->c[1]);
+      if (sh_covers_whole(a0, cur, keep, floorw) || sh_covers_whole(a1, cur, keep, floorw) ||
+          range_quick(t, g, addr, cur, pc, a0, a1, &w))
         continue;
       if (range_granule(t, g, addr, cur, floorw, pc, 1))
-        cur = r->self | 0xffu | flags, floorw = r->floorw;
+        cur = r->self | 0xffu | flags, floorw = r->floorw, w = 0;
     }
     if (addr < stop_r) { /* a last granule in part */
       range_granule(t, g, addr, r->self | sh_bytes(0, (unsigned)(stop_r - addr)) | flags,
