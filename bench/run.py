@@ -140,8 +140,8 @@ LEVELDB = RealLib("LevelDB", "leveldown", "6.1.1", "deps/leveldb/leveldb-1.20",
                    "db/version_set.cc", "db/write_batch.cc", "helpers/memenv/memenv.cc",
                    "table/block.cc", "table/block_builder.cc", "table/filter_block.cc",
                    "table/format.cc", "table/iterator.cc", "table/merger.cc", "table/table.cc",
-                   "table/table_builder.cc", "table/two_level_iterator.cc", "util/arena.cc", "util/bloom.cc", "util/cache.cc",
-                   "util/coding.cc", "util/comparator.cc", "util/crc32c.cc", "util/env.cc",
+                   "table/table_builder.cc", "table/two_level_iterator.cc", "util/arena.cc",
+                   "util/bloom.cc", "util/cache.cc", "util/coding.cc", "util/comparator.cc", "util/crc32c.cc", "util/env.cc",
                    "util/filter_policy.cc", "util/hash.cc", "util/logging.cc",
                    "util/options.cc", "util/status.cc"],
                   ["-pthread", "-DLEVELDB_PLATFORM_POSIX=1", "-DOS_LINUX=1",
@@ -191,11 +191,12 @@ WORKLOADS = [
 SMOKE = Workload("calltree", "bench/kernels/calltree.c", 3000, 3000, "smoke")
 
 # The runtime linked into programs built without -fsanitize=thread (the
-# cost of its pieces, "Where the time goes"): it sees the interceptors'
-# accesses (memcpy, memcmp, free) but not the program's atomics, so a
-# program that orders them by atomics alone (LevelDB's skiplist: a key
-# copied into a node, then compared by a reader) looks racy there.  They
-# run with reports off; the dacce build is the one whose reports count.
+# encoder-only overhead table: the cost of its pieces) sees the
+# interceptors' accesses (memcpy, memcmp, free) but not the program's
+# atomics, so a program that orders them by atomics alone (LevelDB's
+# skiplist: a key copied into a node, then compared by a reader) looks
+# racy there.  They run with reports off; the dacce build is the one whose
+# reports count.
 UNCHECKED = ("cyg-dacce", "rt-only")
 BUILD_CONFIGS = ["native", "tsan-clang", "tsan-gcc", "dacce", "cyg-empty", "cyg-dacce", "rt-only"]
 VG_CONFIGS = ["native", "tsan-clang", "dacce", "helgrind", "drd"]
