@@ -339,7 +339,7 @@ void rd_tick(rd_thread *r) {
  * short threads took 48 s and 1.2 GB, and past 65,535 detection stopped).
  * A detached thread's slot is reused only when something ordered its end
  * before the new thread's creation, or when no other slot is left
- * (slot_take's force).
+ * (slot_take's takeover).
  *
  * A cell has 20 bits of epoch, shared by a slot's successive threads.  A
  * thread that uses up its slot's epochs (a million releases) moves to
@@ -410,8 +410,8 @@ static void slots_init(void) {
   if (slot_headroom > slot_epochs / 4) slot_headroom = slot_epochs / 4;
 }
 
-/* A slot for a thread whose creator's clock is start (0: none).  With
- * force, when no other is left, a free slot whose last occupant ended
+/* A slot for a thread whose creator's clock is start (0: none).  When no
+ * other is left, it takes over a free slot whose last occupant ended
  * unseen by the creator (a detached thread whose end nothing synchronised
  * with): the new thread continues its epochs, so that its clock covers that
  * thread's accesses as its own past.  Their races with each other are lost
@@ -420,7 +420,7 @@ static void slots_init(void) {
  * of slots after 8192 of them, and every later thread went unchecked. */
 static uint64_t n_taken_over;
 /* *final: the slot's last released extended epoch, for the first epoch */
-static int slot_take(const rd_vc *start, uint32_t *tid, uint32_t *final, int force) {
+static int slot_take(const rd_vc *start, uint32_t *tid, uint32_t *final) {
   dc_lock(&slot_lock);
   for (uint32_t k = 0; k < n_free && k < SLOT_SCAN; k++) {
     uint32_t i = n_free - 1 - k, s = free_slots[i];
@@ -438,7 +438,7 @@ static int slot_take(const rd_vc *start, uint32_t *tid, uint32_t *final, int for
   int ok = n_slots < slot_count;
   if (ok) {
     *tid = n_slots++;
-  } else if (force && n_free) {
+  } else if (n_free) {
     *tid = free_slots[0]; /* (the list's oldest end, roughly) */
     free_slots[0] = free_slots[--n_free];
     n_taken_over++;
@@ -621,10 +621,10 @@ static void set_epoch(rd_thread *r, uint32_t ext) {
 static int take(rd_thread *r, const rd_vc *start) {
   uint32_t tid, final;
   reclaim(0);
-  int ok = slot_take(start, &tid, &final, 0) || slot_take(start, &tid, &final, 1);
+  int ok = slot_take(start, &tid, &final);
   if (!ok) {
     reclaim(1);
-    ok = slot_take(start, &tid, &final, 1);
+    ok = slot_take(start, &tid, &final);
   }
   if (!ok) return 0;
   r->tid = tid;

@@ -43,7 +43,6 @@ static void *detached(void *arg) {
   return 0;
 }
 
-
 int main(void) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -55,7 +55,6 @@ static void *burn(void *arg) {
   return 0;
 }
 
-
 int main(void) {
   pthread_t t[THREADS];
   for (long i = 0; i < THREADS; i++) pthread_create(&t[i], 0, burn, (void *)i);
