@@ -429,6 +429,17 @@ typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (
  * a probe of the global table); with 4096, one in twenty. */
 #define RD_PCK_BITS 12
 typedef struct rd_sites rd_sites;
+/* An atomic load's object as this thread last joined it (racedet/access.c,
+ * rd_atomic_load_pre): the object (s, its uid), and its version (seq) when
+ * its clock was joined into the thread's clock (seq[0]) or into the clock
+ * kept for acquire fences (seq[1]); 0: never. */
+typedef struct rd_aload {
+  uintptr_t addr;
+  struct rd_sync *s;
+  uint64_t uid;
+  uint32_t seq[2];
+} rd_aload;
+#define RD_ALOAD_BITS 10
 
 typedef struct rd_thread {
   rd_vc vc;           /* vc.c[tid] is this thread's extended epoch (racedet.h, rd_ext) */
@@ -461,6 +472,7 @@ typedef struct rd_thread {
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
   rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */
   int has_rel_fence;
+  rd_aload aload[1u << RD_ALOAD_BITS]; /* by address: atomic loads' objects */
   uintptr_t held[16]; /* mutexes held (low bit: read-locked), for reports */
   uint32_t nheld;
   struct rd_held {    /* per held[] entry: its lock object, where it was taken */

@@ -116,8 +116,14 @@ void rd_object_access(uintptr_t obj, int kind, uintptr_t pc);
  * load with the failure order). */
 struct rd_sync;
 struct rd_sync *rd_atomic_pre(uintptr_t addr, int kind);
-void rd_atomic_post(struct rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
-                    uintptr_t pc);
+/* A plain atomic load's pre: the same, or without any lock when the
+ * thread has joined its object's clock as it is (RD_SYNC_JOINED).  Then
+ * post may return 0: the object changed meanwhile, and the load is to be
+ * done again with pre's locked path (locked != 0). */
+struct rd_sync *rd_atomic_load_pre(uintptr_t addr, int mo, int locked);
+#define RD_SYNC_JOINED ((struct rd_sync *)1)
+int rd_atomic_post(struct rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
+                   uintptr_t pc);
 void rd_fence(int mo);
 /* Mark freed memory: any later access (any thread, synchronised or not) is
  * a use after free; the free itself races with unsynchronised accesses. */
@@ -338,11 +344,17 @@ typedef struct rd_sync {
   rd_vc rvc; /* released by read-unlockers (rwlock) */
   struct rd_sync *next;
   _Atomic int lock;
+  /* version: odd while a holder of the lock may change the clocks (or
+   * store to the location), one more when it unlocks (rd_sync_get,
+   * rd_sync_unlock); what an atomic load reads without the lock (access.c,
+   * rd_atomic_load_pre) */
+  _Atomic uint32_t seq;
   int creation_known; /* a lock: its creation site is recorded (sync.c) */
   int in_graph;       /* a node of the lock-order graph (deadlock.c) */
   uint64_t uid;       /* this object, never reused: the graph's name for it */
 } rd_sync;
-rd_sync *rd_sync_get(uintptr_t addr, int create); /* returned locked */
+/* returned locked; with create, also as changing (seq odd until unlocked) */
+rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
 void rd_sync_forget(uintptr_t addr, uintptr_t size);
 /* A lock (mutex, rwlock, spinlock, annotated mutex) was taken: the thread

@@ -62,10 +62,25 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
   }
   if (s) dc_lock(&s->lock);
   dc_unlock(&b->lock);
+  /* Every change to the object's clocks, and every atomic store or
+   * read-modify-write of its location, is made by a holder that asked with
+   * create, between an odd version and the next one (a seqlock's writer):
+   * an atomic load that finds the version even and the same before and
+   * after it read the location did not read such a store, and the clocks
+   * did not change (access.c, rd_atomic_load_pre). */
+  if (s && create) {
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+  }
   return s;
 }
 
-void rd_sync_unlock(rd_sync *s) { dc_unlock(&s->lock); }
+void rd_sync_unlock(rd_sync *s) {
+  const uint32_t v = atomic_load_explicit(&s->seq, memory_order_relaxed);
+  if (v & 1) atomic_store_explicit(&s->seq, v + 1, memory_order_release);
+  dc_unlock(&s->lock);
+}
 
 /* Where each lock was created, for reports: address -> a: context handle,
  * b: pc.  A leaf lock: reports read it holding other locks (an atomic

@@ -82,9 +82,12 @@ typedef unsigned __int128 u128;
  * rd_atomic_post, which model the order the program asked for. */
 #define ATOMICS(bits, T)                                                                     \
   DC_EXPORT T __tsan_atomic##bits##_load(const volatile T *a, int mo) {                     \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_LOAD);                                       \
+    rd_sync *s = rd_atomic_load_pre((uintptr_t)a, MO(mo), 0);                                \
     T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
-    rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC());                        \
+    while (!rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC())) {              \
+      s = rd_atomic_load_pre((uintptr_t)a, MO(mo), 1);                                       \
+      v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
+    }                                                                                        \
     return v;                                                                                \
   }                                                                                          \
   DC_EXPORT void __tsan_atomic##bits##_store(volatile T *a, T v, int mo) {                  \
