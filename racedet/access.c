@@ -859,7 +859,9 @@ rd_sync *rd_atomic_load_pre(uintptr_t addr, int mo, int locked) {
   rd_thread *r = &t->rd;
   if (r->ignore_sync || r->disabled) return 0;
   if (!locked && aload_current(aload_of(r, addr), addr, !is_acquire(mo))) return RD_SYNC_JOINED;
-  return rd_sync_get(addr, 0);
+  uint64_t none = 0;
+  rd_sync *s = rd_sync_find(addr, &none);
+  return s ? s : (rd_sync *)(uintptr_t)(none << 2 | 2);
 }
 
 /* After a locked load joined s's clock into clock k: remember its version
@@ -876,10 +878,12 @@ static void aload_joined(rd_thread *r, const rd_sync *s, uintptr_t addr, int k) 
 
 int rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo, uintptr_t pc) {
   dc_thread *t = dc_self();
-  if (s == RD_SYNC_JOINED) {
+  if ((uintptr_t)s & 3) { /* a load that took no lock (rd_atomic_load_pre) */
     /* the second look, after the load (the seqlock reader's) */
     atomic_thread_fence(memory_order_acquire);
-    if (!aload_current(aload_of(&t->rd, addr), addr, !is_acquire(mo))) return 0;
+    if (s == RD_SYNC_JOINED ? !aload_current(aload_of(&t->rd, addr), addr, !is_acquire(mo))
+                            : !rd_sync_none_since(addr, (uintptr_t)s >> 2))
+      return 0;
     s = 0;
   }
   if (!t || t->in_runtime) {

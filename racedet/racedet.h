@@ -116,10 +116,11 @@ void rd_object_access(uintptr_t obj, int kind, uintptr_t pc);
  * load with the failure order). */
 struct rd_sync;
 struct rd_sync *rd_atomic_pre(uintptr_t addr, int kind);
-/* A plain atomic load's pre: the same, or without any lock when the
- * thread has joined its object's clock as it is (RD_SYNC_JOINED).  Then
- * post may return 0: the object changed meanwhile, and the load is to be
- * done again with pre's locked path (locked != 0). */
+/* An atomic load's pre: its object locked; or no lock, when the thread has
+ * joined the object's clock as it is (RD_SYNC_JOINED) or when there is no
+ * object (a value with 2 in its low bits: what rd_sync_none_since needs).
+ * Post then returns 0 when the object changed, or one was made, meanwhile:
+ * the load is to be done again, with pre's locked path (locked != 0). */
 struct rd_sync *rd_atomic_load_pre(uintptr_t addr, int mo, int locked);
 #define RD_SYNC_JOINED ((struct rd_sync *)1)
 int rd_atomic_post(struct rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo,
@@ -356,6 +357,11 @@ typedef struct rd_sync {
 /* returned locked; with create, also as changing (seq odd until unlocked) */
 rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
+/* An atomic load's lookup: the object, locked, or 0 and what
+ * rd_sync_none_since (after the load) needs to tell whether one was made
+ * meanwhile. */
+rd_sync *rd_sync_find(uintptr_t addr, uint64_t *none);
+int rd_sync_none_since(uintptr_t addr, uint64_t none);
 void rd_sync_forget(uintptr_t addr, uintptr_t size);
 /* A lock (mutex, rwlock, spinlock, annotated mutex) was taken: the thread
  * acquires what its holders released (a reader: only the writers' clock;

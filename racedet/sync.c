@@ -7,6 +7,7 @@
 #define NBUCKETS (1u << 16)
 typedef struct bucket {
   _Atomic int lock;
+  _Atomic uint32_t made; /* objects made in it so far (rd_sync_find) */
   rd_sync *head;
 } bucket;
 static bucket buckets[NBUCKETS];
@@ -44,9 +45,8 @@ static void line_step(uintptr_t addr, int up) {
 static _Atomic uint64_t last_uid;
 
 rd_sync *rd_sync_get(uintptr_t addr, int create) {
-  /* a line without objects: no lookup (an atomic load of a location that
-   * was never released; whether the lookup is made before or without the
-   * bucket's lock, an object made after it is not this load's to see) */
+  /* a line without objects: no lookup (an acquire where nothing was
+   * released; an atomic load asks rd_sync_find instead) */
   if (!create && !atomic_load_explicit(line_of(addr), memory_order_relaxed)) return 0;
   bucket *b = bucket_of(addr);
   dc_lock(&b->lock);
@@ -57,6 +57,8 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
     s->addr = addr;
     s->uid = atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
     line_step(addr, 1);
+    atomic_store_explicit(&b->made, atomic_load_explicit(&b->made, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     s->next = b->head;
     b->head = s;
   }
@@ -74,6 +76,40 @@ rd_sync *rd_sync_get(uintptr_t addr, int create) {
     atomic_thread_fence(memory_order_release);
   }
   return s;
+}
+
+/* An atomic load's lookup, before the load: the object, locked, or none,
+ * and then *none for rd_sync_none_since after the load.  An object made in
+ * between (its maker raised its line's count and its bucket's made before
+ * its store, and a release fence came between, rd_sync_get) may have been
+ * made by the store the load read: the load must then be done again, with
+ * the object locked, or it would miss that store's release (a false race:
+ * the first store to a flag that a reader already spins on).  *none: 1 when
+ * the line counted no object (a load, no lock), else the bucket's made
+ * count, shifted up one. */
+rd_sync *rd_sync_find(uintptr_t addr, uint64_t *none) {
+  if (!atomic_load_explicit(line_of(addr), memory_order_acquire)) {
+    *none = 1;
+    return 0;
+  }
+  bucket *b = bucket_of(addr);
+  dc_lock(&b->lock);
+  rd_sync *s = b->head;
+  while (s && s->addr != addr) s = s->next;
+  if (s)
+    dc_lock(&s->lock);
+  else
+    *none = (uint64_t)atomic_load_explicit(&b->made, memory_order_relaxed) << 1;
+  dc_unlock(&b->lock);
+  return s;
+}
+
+/* After the load (and an acquire fence): no object made at addr since
+ * rd_sync_find found none? */
+int rd_sync_none_since(uintptr_t addr, uint64_t none) {
+  if (none & 1) return !atomic_load_explicit(line_of(addr), memory_order_relaxed);
+  return ((uint64_t)atomic_load_explicit(&bucket_of(addr)->made, memory_order_relaxed) << 1) ==
+         none;
 }
 
 void rd_sync_unlock(rd_sync *s) {

@@ -82,13 +82,11 @@ typedef unsigned __int128 u128;
  * rd_atomic_post, which model the order the program asked for. */
 #define ATOMICS(bits, T)                                                                     \
   DC_EXPORT T __tsan_atomic##bits##_load(const volatile T *a, int mo) {                     \
-    rd_sync *s = rd_atomic_load_pre((uintptr_t)a, MO(mo), 0);                                \
-    T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
-    while (!rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC())) {              \
-      s = rd_atomic_load_pre((uintptr_t)a, MO(mo), 1);                                       \
-      v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
+    for (int locked = 0;; locked = 1) { /* (rd_atomic_load_pre) */                         \
+      rd_sync *s = rd_atomic_load_pre((uintptr_t)a, MO(mo), locked);                        \
+      T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                            \
+      if (rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_LOAD, MO(mo), PC())) return v;        \
     }                                                                                        \
-    return v;                                                                                \
   }                                                                                          \
   DC_EXPORT void __tsan_atomic##bits##_store(volatile T *a, T v, int mo) {                  \
     rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);                                      \
@@ -168,10 +166,12 @@ static u128 rmw128(volatile void *p, u128 v, int op, int ret_new, int mo, uintpt
   return ret_new ? nv : old;
 }
 static u128 ld128(const volatile void *p, int mo, uintptr_t pc) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)p, RD_LOAD);
-  u128 v = load128((volatile u128 *)p);
-  rd_atomic_post(s, (uintptr_t)p, 16, RD_LOAD, MO(mo), pc);
-  return v;
+  u128 v;
+  for (int locked = 0;; locked = 1) { /* (rd_atomic_load_pre) */
+    rd_sync *s = rd_atomic_load_pre((uintptr_t)p, MO(mo), locked);
+    v = load128((volatile u128 *)p);
+    if (rd_atomic_post(s, (uintptr_t)p, 16, RD_LOAD, MO(mo), pc)) return v;
+  }
 }
 static void st128(volatile void *p, u128 v, int mo, uintptr_t pc) {
   volatile u128 *a = p;
@@ -304,16 +304,18 @@ static int gcas(size_t n, volatile void *p, u128 *expect, u128 want) {
 DC_EXPORT void dc_atomic_load_generic(size_t n, const volatile void *mem, void *ret, int mo)
     __asm__("__atomic_load");
 DC_EXPORT void dc_atomic_load_generic(size_t n, const volatile void *mem, void *ret, int mo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_LOAD);
-  if (lock_free(n, mem)) {
-    u128 v = gload(n, mem);
-    dc_memcpy(ret, &v, n);
-  } else {
-    glock(mem);
-    for (size_t i = 0; i < n; i++) ((char *)ret)[i] = ((const volatile char *)mem)[i];
-    gunlock(mem);
+  for (int locked = 0;; locked = 1) { /* (rd_atomic_load_pre) */
+    rd_sync *s = rd_atomic_load_pre((uintptr_t)mem, MO(mo), locked);
+    if (lock_free(n, mem)) {
+      u128 v = gload(n, mem);
+      dc_memcpy(ret, &v, n);
+    } else {
+      glock(mem);
+      for (size_t i = 0; i < n; i++) ((char *)ret)[i] = ((const volatile char *)mem)[i];
+      gunlock(mem);
+    }
+    if (rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, RD_LOAD, MO(mo), PC())) break;
   }
-  rd_atomic_post(s, (uintptr_t)mem, (unsigned)n, RD_LOAD, MO(mo), PC());
 }
 DC_EXPORT void dc_atomic_store_generic(size_t n, volatile void *mem, void *val, int mo)
     __asm__("__atomic_store");
