@@ -18,9 +18,8 @@
  * EXPECT: clean
  * EXPECT-STDOUT: aload_first_store 800020000
  */
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
+#include <stddef.h>
 
 #define ROUNDS 40000
 static long slot[8];
@@ -49,13 +48,5 @@ static void *reader(void *arg) {
   return NULL;
 }
 
-int main(void) {
-  long sum = 0;
-  pthread_t w, r;
-  pthread_create(&r, NULL, reader, &sum);
-  pthread_create(&w, NULL, writer, NULL);
-  pthread_join(w, NULL);
-  pthread_join(r, NULL);
-  printf("aload_first_store %ld\n", sum);
-  return 0;
-}
+#define RW_NAME "aload_first_store"
+#include "reader_writer.h"

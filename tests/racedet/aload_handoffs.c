@@ -14,9 +14,8 @@
  * EXPECT: clean
  * EXPECT-STDOUT: aload_handoffs 200010000
  */
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
+#include <stddef.h>
 
 #define ROUNDS 20000
 static long slot[8];
@@ -44,13 +43,5 @@ static void *reader(void *arg) {
   return NULL;
 }
 
-int main(void) {
-  long sum = 0;
-  pthread_t w, r;
-  pthread_create(&r, NULL, reader, &sum);
-  pthread_create(&w, NULL, writer, NULL);
-  pthread_join(w, NULL);
-  pthread_join(r, NULL);
-  printf("aload_handoffs %ld\n", sum);
-  return 0;
-}
+#define RW_NAME "aload_handoffs"
+#include "reader_writer.h"

@@ -12,9 +12,8 @@
  * EXPECT: clean
  * EXPECT-STDOUT: aload_new_release 3
  */
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
+#include <stddef.h>
 
 static long data1, data2;
 static atomic_int flag, ack;
@@ -45,13 +44,5 @@ static void *reader(void *arg) {
   return NULL;
 }
 
-int main(void) {
-  long sum = 0;
-  pthread_t w, r;
-  pthread_create(&r, NULL, reader, &sum);
-  pthread_create(&w, NULL, writer, NULL);
-  pthread_join(w, NULL);
-  pthread_join(r, NULL);
-  printf("aload_new_release %ld\n", sum);
-  return 0;
-}
+#define RW_NAME "aload_new_release"
+#include "reader_writer.h"
