@@ -811,14 +811,13 @@ static int is_release(int mo) {
   return mo == __ATOMIC_RELEASE || mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST;
 }
 
-rd_sync *rd_atomic_pre(uintptr_t addr, int kind) {
+rd_sync *rd_atomic_pre(uintptr_t addr) {
   dc_thread *t = dc_self();
   if (!t || t->in_runtime) return 0;
   rd_thread *r = &t->rd;
   if (r->ignore_sync || r->disabled) return 0;
-  /* loads may acquire (now, or at a later acquire fence): look the object up;
-   * stores and read-modify-writes may release: create it */
-  return rd_sync_get(addr, kind != RD_LOAD);
+  /* stores and read-modify-writes may release: the object is made */
+  return rd_sync_get(addr, 1);
 }
 
 /* Atomic loads without the object's locks.  A load that acquires what

@@ -110,12 +110,13 @@ void rd_range(uintptr_t addr, uintptr_t size, int is_write, uintptr_t pc);
  * use does not happen before, or after, is then a race on that memory. */
 enum { RD_OBJ_READ, RD_OBJ_READ_ATOMIC, RD_OBJ_WRITE };
 void rd_object_access(uintptr_t obj, int kind, uintptr_t pc);
-/* An atomic operation: pre (locks the location's sync object when there is
- * one to use), the real operation, post (clocks by memory order, unlock,
- * shadow).  kind/mo at post are the ones that happened (a failed CAS is a
- * load with the failure order). */
+/* An atomic store or read-modify-write: pre (locks the location's sync
+ * object, made if need be), the real operation, post (clocks by memory
+ * order, unlock, shadow).  kind/mo at post are the ones that happened (a
+ * failed CAS is a load with the failure order).  Loads have a pre of their
+ * own (rd_atomic_load_pre). */
 struct rd_sync;
-struct rd_sync *rd_atomic_pre(uintptr_t addr, int kind);
+struct rd_sync *rd_atomic_pre(uintptr_t addr);
 /* An atomic load's pre: its object locked; or no lock, when the thread has
  * joined the object's clock as it is (RD_SYNC_JOINED) or when there is no
  * object (a value with 2 in its low bits: what rd_sync_none_since needs).
@@ -354,7 +355,8 @@ typedef struct rd_sync {
   int in_graph;       /* a node of the lock-order graph (deadlock.c) */
   uint64_t uid;       /* this object, never reused: the graph's name for it */
 } rd_sync;
-/* returned locked; with create, also as changing (seq odd until unlocked) */
+/* returned locked, or 0 when there is none; with create, made if need be
+ * and marked as changing (seq odd until unlocked) */
 rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
 /* An atomic load's lookup: the object, locked, or 0 and what

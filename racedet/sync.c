@@ -44,37 +44,9 @@ static void line_step(uintptr_t addr, int up) {
 
 static _Atomic uint64_t last_uid;
 
-rd_sync *rd_sync_get(uintptr_t addr, int create) {
-  /* a line without objects: no lookup (an acquire where nothing was
-   * released; an atomic load asks rd_sync_find instead) */
-  if (!create && !atomic_load_explicit(line_of(addr), memory_order_relaxed)) return 0;
-  bucket *b = bucket_of(addr);
-  dc_lock(&b->lock);
+static rd_sync *in_bucket(const bucket *b, uintptr_t addr) {
   rd_sync *s = b->head;
   while (s && s->addr != addr) s = s->next;
-  if (!s && create) {
-    s = dc_alloc(sizeof *s);
-    s->addr = addr;
-    s->uid = atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
-    line_step(addr, 1);
-    atomic_store_explicit(&b->made, atomic_load_explicit(&b->made, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    s->next = b->head;
-    b->head = s;
-  }
-  if (s) dc_lock(&s->lock);
-  dc_unlock(&b->lock);
-  /* Every change to the object's clocks, and every atomic store or
-   * read-modify-write of its location, is made by a holder that asked with
-   * create, between an odd version and the next one (a seqlock's writer):
-   * an atomic load that finds the version even and the same before and
-   * after it read the location did not read such a store, and the clocks
-   * did not change (access.c, rd_atomic_load_pre). */
-  if (s && create) {
-    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-  }
   return s;
 }
 
@@ -94,8 +66,7 @@ rd_sync *rd_sync_find(uintptr_t addr, uint64_t *none) {
   }
   bucket *b = bucket_of(addr);
   dc_lock(&b->lock);
-  rd_sync *s = b->head;
-  while (s && s->addr != addr) s = s->next;
+  rd_sync *s = in_bucket(b, addr);
   if (s)
     dc_lock(&s->lock);
   else
@@ -110,6 +81,36 @@ int rd_sync_none_since(uintptr_t addr, uint64_t none) {
   if (none & 1) return !atomic_load_explicit(line_of(addr), memory_order_relaxed);
   return ((uint64_t)atomic_load_explicit(&bucket_of(addr)->made, memory_order_relaxed) << 1) ==
          none;
+}
+
+rd_sync *rd_sync_get(uintptr_t addr, int create) {
+  uint64_t none; /* (an acquire's lookup: no load to do again) */
+  if (!create) return rd_sync_find(addr, &none);
+  bucket *b = bucket_of(addr);
+  dc_lock(&b->lock);
+  rd_sync *s = in_bucket(b, addr);
+  if (!s) {
+    s = dc_alloc(sizeof *s);
+    s->addr = addr;
+    s->uid = atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
+    line_step(addr, 1);
+    atomic_store_explicit(&b->made, atomic_load_explicit(&b->made, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    s->next = b->head;
+    b->head = s;
+  }
+  dc_lock(&s->lock);
+  dc_unlock(&b->lock);
+  /* Every change to the object's clocks, and every atomic store or
+   * read-modify-write of its location, is made by a holder that asked with
+   * create, between an odd version and the next one (a seqlock's writer):
+   * an atomic load that finds the version even and the same before and
+   * after it read the location did not read such a store, and the clocks
+   * did not change (access.c, rd_atomic_load_pre). */
+  atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  return s;
 }
 
 void rd_sync_unlock(rd_sync *s) {

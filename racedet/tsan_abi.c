@@ -89,7 +89,7 @@ typedef unsigned __int128 u128;
     }                                                                                        \
   }                                                                                          \
   DC_EXPORT void __tsan_atomic##bits##_store(volatile T *a, T v, int mo) {                  \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);                                      \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a);                                                \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                \
     rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_STORE, MO(mo), PC());                       \
   }                                                                                          \
@@ -102,21 +102,21 @@ typedef unsigned __int128 u128;
   RMW(bits, T, fetch_nand, __atomic_fetch_nand)                                              \
   DC_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, \
                                                               int fmo) {                     \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a);                                                \
     int ok = __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
     rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return ok;                                                                               \
   }                                                                                          \
   DC_EXPORT int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo,   \
                                                             int fmo) {                       \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a);                                                \
     int ok = __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
     rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return ok;                                                                               \
   }                                                                                          \
   DC_EXPORT T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo,      \
                                                          int fmo) {                          \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a);                                                \
     int ok = __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
     rd_atomic_post(s, (uintptr_t)a, bits / 8, ok ? RD_RMW : RD_LOAD, MO(ok ? mo : fmo), PC()); \
     return c;                                                                                \
@@ -124,7 +124,7 @@ typedef unsigned __int128 u128;
 
 #define RMW(bits, T, op, builtin)                                                           \
   DC_EXPORT T __tsan_atomic##bits##_##op(volatile T *a, T v, int mo) {                      \
-    rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);                                        \
+    rd_sync *s = rd_atomic_pre((uintptr_t)a);                                                \
     T old = builtin(a, v, __ATOMIC_SEQ_CST);                                                 \
     rd_atomic_post(s, (uintptr_t)a, bits / 8, RD_RMW, MO(mo), PC());                         \
     return old;                                                                              \
@@ -159,7 +159,7 @@ static u128 apply_op(int op, u128 old, u128 v) {
 /* returns the old value, or the new one with ret_new */
 static u128 rmw128(volatile void *p, u128 v, int op, int ret_new, int mo, uintptr_t pc) {
   volatile u128 *a = p;
-  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);
+  rd_sync *s = rd_atomic_pre((uintptr_t)a);
   u128 old = load128(a), seen, nv;
   while ((seen = cas128(a, old, nv = apply_op(op, old, v))) != old) old = seen;
   rd_atomic_post(s, (uintptr_t)a, 16, RD_RMW, MO(mo), pc);
@@ -175,7 +175,7 @@ static u128 ld128(const volatile void *p, int mo, uintptr_t pc) {
 }
 static void st128(volatile void *p, u128 v, int mo, uintptr_t pc) {
   volatile u128 *a = p;
-  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_STORE);
+  rd_sync *s = rd_atomic_pre((uintptr_t)a);
   u128 old = load128(a), seen;
   while ((seen = cas128(a, old, v)) != old) old = seen;
   rd_atomic_post(s, (uintptr_t)a, 16, RD_STORE, MO(mo), pc);
@@ -196,7 +196,7 @@ RMW128(fetch_nand, OP_NAND)
 DC_EXPORT u128 __tsan_atomic128_load(const volatile u128 *a, int mo) { return ld128(a, mo, PC()); }
 DC_EXPORT void __tsan_atomic128_store(volatile u128 *a, u128 v, int mo) { st128(a, v, mo, PC()); }
 static int cmpxchg128(volatile u128 *a, u128 *c, u128 v, int mo, int fmo, uintptr_t pc) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)a, RD_RMW);
+  rd_sync *s = rd_atomic_pre((uintptr_t)a);
   u128 seen = cas128(a, *c, v);
   int ok = seen == *c;
   *c = seen;
@@ -320,7 +320,7 @@ DC_EXPORT void dc_atomic_load_generic(size_t n, const volatile void *mem, void *
 DC_EXPORT void dc_atomic_store_generic(size_t n, volatile void *mem, void *val, int mo)
     __asm__("__atomic_store");
 DC_EXPORT void dc_atomic_store_generic(size_t n, volatile void *mem, void *val, int mo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_STORE);
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem);
   if (lock_free(n, mem)) {
     u128 want = 0, old = gload(n, mem);
     dc_memcpy(&want, val, n);
@@ -337,7 +337,7 @@ DC_EXPORT void dc_atomic_exchange_generic(size_t n, volatile void *mem, void *va
                                           int mo) __asm__("__atomic_exchange");
 DC_EXPORT void dc_atomic_exchange_generic(size_t n, volatile void *mem, void *val, void *ret,
                                           int mo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_RMW);
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem);
   if (lock_free(n, mem)) {
     u128 want = 0, old = gload(n, mem);
     dc_memcpy(&want, val, n);
@@ -360,7 +360,7 @@ DC_EXPORT _Bool dc_atomic_cmpxchg_generic(size_t n, volatile void *mem, void *ex
     __asm__("__atomic_compare_exchange");
 DC_EXPORT _Bool dc_atomic_cmpxchg_generic(size_t n, volatile void *mem, void *expected,
                                           void *desired, int mo, int fmo) {
-  rd_sync *s = rd_atomic_pre((uintptr_t)mem, RD_RMW);
+  rd_sync *s = rd_atomic_pre((uintptr_t)mem);
   int ok;
   if (lock_free(n, mem)) {
     u128 e = 0, want = 0;
