@@ -60,12 +60,15 @@ void dc_die(const char *fmt, ...) {
 
 /* ------------------------------------------------------------ memory */
 /* The system calls themselves, as glibc's wrappers make them on x86-64:
- * the runtime intercepts mmap, munmap and mremap (intercept_mmap.c), and
+ * the runtime intercepts mmap, munmap, mremap and mprotect (intercept_mmap.c), and
  * its own mappings are not the program's. */
 void *dc_sys_mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off) {
   return (void *)syscall(SYS_mmap, addr, size, prot, flags, fd, off);
 }
 int dc_sys_munmap(void *addr, size_t size) { return (int)syscall(SYS_munmap, addr, size); }
+int dc_sys_mprotect(void *addr, size_t size, int prot) {
+  return (int)syscall(SYS_mprotect, addr, size, prot);
+}
 void *dc_sys_mremap(void *old, size_t old_size, size_t size, int flags, void *to) {
   return (void *)syscall(SYS_mremap, old, old_size, size, flags, to);
 }

@@ -57,6 +57,7 @@ void dc_munmap(void *p, size_t size);
  * errno on failure) */
 void *dc_sys_mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off);
 int dc_sys_munmap(void *addr, size_t size);
+int dc_sys_mprotect(void *addr, size_t size, int prot);
 void *dc_sys_mremap(void *old, size_t old_size, size_t size, int flags, void *to);
 /* Fork safety: every internal spinlock (or array of them) is registered, in
  * the order the runtime nests them; fork() takes them all in that order and

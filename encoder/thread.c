@@ -40,7 +40,7 @@ static _Atomic int exit_key_state; /* 0 none, 1 being made, 2 made */
 #define FRAME_GUARD ((size_t)4096)
 static dc_frame *frames_map(size_t n) {
   char *base = dc_mmap(n * sizeof(dc_frame) + FRAME_GUARD);
-  if (mprotect(base + n * sizeof(dc_frame), FRAME_GUARD, PROT_NONE))
+  if (dc_sys_mprotect(base + n * sizeof(dc_frame), FRAME_GUARD, PROT_NONE))
     dc_die("dacce: mprotect of the frame stack's guard page failed\n");
   ((dc_frame *)base)->sp = UINTPTR_MAX;
   return (dc_frame *)base + 1;
@@ -267,10 +267,10 @@ void dc_thread_grow(dc_thread *t) {
   char *base = (char *)(t->frames - 1);
   size_t old = ((size_t)t->cap + 1) * sizeof(dc_frame);
   char *p = base;
-  if (mprotect(base + old, FRAME_GUARD, PROT_READ | PROT_WRITE) ||
+  if (dc_sys_mprotect(base + old, FRAME_GUARD, PROT_READ | PROT_WRITE) ||
       (p = dc_sys_mremap(base, old + FRAME_GUARD, 2 * old + FRAME_GUARD, MREMAP_MAYMOVE, 0)) ==
           MAP_FAILED ||
-      mprotect(p + 2 * old, FRAME_GUARD, PROT_NONE))
+      dc_sys_mprotect(p + 2 * old, FRAME_GUARD, PROT_NONE))
     dc_die("dacce: frame stack of %u frames cannot grow\n", t->cap);
   const uint32_t depth = dc_depth(t);
   t->frames = (dc_frame *)p + 1;

@@ -679,6 +679,7 @@ static DC_NOINLINE void more_renewed(dc_thread *t, sh_granule *g, uintptr_t addr
 
 void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc) {
   const rd_thread *r = &t->rd;
+  if (dc_unlikely(sh_ro_page(addr)) && !(cur & SH_WRITE)) return; /* (shadow.h) */
   if (dc_unlikely(r->self - r->floorw >= 1ull << SH_EPOCH_SHIFT)) { /* epoch > floor */
     more_renewed(t, g, addr, cur, pc);
     return;
@@ -720,6 +721,7 @@ static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t f
 /* An access or range of size bytes by a thread that does not ignore it. */
 static void access_sized(dc_thread *t, uintptr_t addr, uintptr_t size, int is_write,
                          uintptr_t pc) {
+  if (!is_write && dc_unlikely(sh_ro_range(addr, size))) return; /* (shadow.h: sh_ro_page) */
   const uint64_t flags = is_write ? SH_WRITE : 0;
   if (size <= 16)
     small_access(t, addr, (unsigned)size, flags, pc);

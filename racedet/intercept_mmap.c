@@ -1,5 +1,5 @@
-/* intercept_mmap.c: mappings made and removed by the program (mmap,
- * mmap64, munmap, mremap).
+/* intercept_mmap.c: mappings made, changed and removed by the program
+ * (mmap, mmap64, munmap, mremap, mprotect, pkey_mprotect).
  *
  * Memory that a mapping brings is new: whatever the shadow holds for its
  * addresses is the history of an earlier mapping there, whose accesses
@@ -15,6 +15,15 @@
  * ThreadSanitizer does the same at munmap and resets or imitates writes at
  * mmap.
  *
+ * A read-only file mapping (PROT_READ without PROT_WRITE, not anonymous:
+ * a database's tables, a dictionary) is marked so (sh_ro_mark): nothing
+ * can write there, so its reads are neither checked nor recorded.  Any
+ * later mprotect or munmap over its pages, a move by mremap, a new mapping
+ * there, or a heap block's reset takes the mark away for good.  Not
+ * marked: anonymous or PROT_NONE mappings (a reservation that mprotect
+ * opens later, perhaps by a call we do not see), and memory that mprotect
+ * makes read-only (the writes it had must still meet later reads).
+ *
  * The real calls are the system calls themselves (dc_sys_*, as glibc's
  * wrappers make them on x86-64): no dlsym bootstrap, and the runtime's own
  * mappings, which use them directly, never come here
@@ -24,6 +33,8 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "intercept.h"
 
@@ -39,7 +50,10 @@ static void forget(void *addr, size_t size) {
 
 DC_EXPORT void *mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off) {
   void *p = dc_sys_mmap(addr, size, prot, flags, fd, off);
-  forget(p, size);
+  forget(p, size); /* (also: not read-only, shadow.c's reset) */
+  if (p != MAP_FAILED && size && (prot & PROT_READ) && !(prot & PROT_WRITE) &&
+      !(flags & MAP_ANONYMOUS) && fd >= 0)
+    sh_ro_mark((uintptr_t)p, size, 1);
   return p;
 }
 DC_EXPORT void *mmap64(void *addr, size_t size, int prot, int flags, int fd, off_t off) {
@@ -72,4 +86,17 @@ DC_EXPORT void *mremap(void *old, size_t old_size, size_t size, int flags, ...) 
     forget(p, size);
   }
   return p;
+}
+
+/* The protection changes: whatever it becomes, the pages are no longer
+ * known read-only (above).  Their history stays. */
+DC_EXPORT int mprotect(void *addr, size_t size, int prot) {
+  const int r = dc_sys_mprotect(addr, size, prot);
+  if (r == 0) sh_ro_mark((uintptr_t)addr, size, 0);
+  return r;
+}
+DC_EXPORT int pkey_mprotect(void *addr, size_t size, int prot, int pkey) {
+  const int r = (int)syscall(SYS_pkey_mprotect, addr, size, prot, pkey);
+  if (r == 0) sh_ro_mark((uintptr_t)addr, size, 0);
+  return r;
 }

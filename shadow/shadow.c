@@ -109,6 +109,7 @@ static void reset_a(sh_granule *g, uintptr_t n, int huge) {
 
 /* huge: a new block, whose shadow may get huge pages (reset_a) */
 static void reset(uintptr_t addr, uintptr_t size, int huge) {
+  sh_ro_mark(addr, size, 0); /* new memory, or gone: not known read-only */
   uintptr_t end = addr + size;
   addr &= ~(uintptr_t)(SH_GRANULE - 1);
   while (addr < end && !(addr >> SH_ADDR_BITS)) {
@@ -163,4 +164,41 @@ uint64_t sh_sweep(const uint64_t *set) {
     sweep_range((char *)r + SH_PLANE, SH_PLANE, set, &cleared);
   }
   return cleared;
+}
+
+/* ------------------------------------------------------------ read-only pages
+ * (shadow.h: sh_ro_page) */
+_Atomic(_Atomic uint64_t *) sh_ro_bits;
+#define RO_PAGES (((uintptr_t)1 << SH_ADDR_BITS) >> 12)
+
+int sh_ro_all(uintptr_t addr, uintptr_t size) {
+  for (uintptr_t p = addr & ~(uintptr_t)4095; p < addr + size; p += 4096)
+    if (!sh_ro_page(p)) return 0;
+  return 1;
+}
+
+void sh_ro_mark(uintptr_t addr, uintptr_t size, int ro) {
+  _Atomic uint64_t *b = atomic_load_explicit(&sh_ro_bits, memory_order_acquire);
+  if (!b) {
+    if (!ro) return; /* nothing is read-only yet */
+    _Atomic uint64_t *fresh = dc_mmap(RO_PAGES / 8);
+    if (atomic_compare_exchange_strong(&sh_ro_bits, &b, fresh))
+      b = fresh;
+    else
+      dc_munmap(fresh, RO_PAGES / 8); /* another thread won */
+  }
+  uintptr_t lo = addr >> 12, hi = (addr + size + 4095) >> 12;
+  if (lo >= RO_PAGES) return;
+  if (hi > RO_PAGES) hi = RO_PAGES;
+  for (uintptr_t pg = lo; pg < hi;) {
+    const unsigned first = (unsigned)(pg & 63);
+    const uintptr_t k = 64 - first < hi - pg ? 64 - first : hi - pg; /* pages in this word */
+    const uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << first;
+    _Atomic uint64_t *w = &b[pg >> 6];
+    if (ro)
+      atomic_fetch_or_explicit(w, mask, memory_order_relaxed);
+    else if (atomic_load_explicit(w, memory_order_relaxed) & mask) /* (commits no page) */
+      atomic_fetch_and_explicit(w, ~mask, memory_order_relaxed);
+    pg += k;
+  }
 }

@@ -305,6 +305,34 @@ static inline sh_granule *sh_granule_of(uintptr_t addr) {
   return sh_in_region(r, addr);
 }
 
+/* Pages that nothing can write: mapped by the program without PROT_WRITE
+ * (racedet/intercept_mmap.c) and neither unmapped, remapped nor given to
+ * mprotect since.  A read there cannot be half of a race (the other half
+ * would be a write), so it is neither checked nor recorded: no shadow for
+ * a read-only file mapping that threads share (the LevelDB workload's
+ * tables), where one thread's cell per granule was 2x and several
+ * threads' 4x (plane B, scattered: whole pages for one granule).  A bit
+ * per 4 KiB page of the 2^47-byte address space (4 GiB reserved at the
+ * first such mapping, committed where its bits are); sh_ro_bits is 0 until
+ * then, so a program that maps nothing read-only pays one load and branch
+ * per slow path of a read.  (A mapping made read-only by mprotect is not
+ * added: its earlier writes' cells must still meet later reads.) */
+extern _Atomic(_Atomic uint64_t *) sh_ro_bits;
+static inline int sh_ro_page(uintptr_t addr) {
+  _Atomic uint64_t *b = atomic_load_explicit(&sh_ro_bits, memory_order_relaxed);
+  if (__builtin_expect(!b, 1) || addr >> SH_ADDR_BITS) return 0;
+  return (int)(atomic_load_explicit(&b[addr >> 18], memory_order_relaxed) >> (addr >> 12 & 63) & 1);
+}
+/* Is every page of [addr, addr + size) read-only (size > 0)? */
+int sh_ro_all(uintptr_t addr, uintptr_t size);
+static inline int sh_ro_range(uintptr_t addr, uintptr_t size) {
+  return __builtin_expect(!atomic_load_explicit(&sh_ro_bits, memory_order_relaxed), 1)
+             ? 0
+             : sh_ro_all(addr, size);
+}
+/* [addr, addr + size)'s pages become read-only (ro) or not. */
+void sh_ro_mark(uintptr_t addr, uintptr_t size, int ro);
+
 /* Forget the history of [addr, addr+size): a new block (malloc, mmap),
  * whose shadow gets huge pages when it is large (a big array, most likely
  * swept whole). */
