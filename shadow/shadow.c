@@ -197,7 +197,7 @@ void sh_ro_mark(uintptr_t addr, uintptr_t size, int ro) {
     _Atomic uint64_t *w = &b[pg >> 6];
     if (ro)
       atomic_fetch_or_explicit(w, mask, memory_order_relaxed);
-    else if (atomic_load_explicit(w, memory_order_relaxed) & mask) /* (commits no page) */
+    else if (atomic_load_explicit(w, memory_order_relaxed) & mask) /* (a write only if set) */
       atomic_fetch_and_explicit(w, ~mask, memory_order_relaxed);
     pg += k;
   }
