@@ -331,6 +331,12 @@ static const globinfo *global_at(const modinfo *m, uintptr_t addr) {
 
 static void sym_location(lr_report *r) {
   lr_location *l = &r->loc;
+  /* a global's name as the runtime found it is the symbol's, mangled for
+   * C++ (`_ZL4data`, a static); reports, suppressions and SARIF take the
+   * source's name, as for the module's own symbols below */
+  char *d = !strcmp(l->kind, "global") ? dc_sym_demangle(l->name) : NULL;
+  if (d) l->name = lr_strdup(&r->arena, d);
+  free(d);
   const modinfo *m = module(l->data.module);
   if (m) l->data.module = m->path;
   if (strcmp(l->kind, "global") || !m || !m->readable) return;
