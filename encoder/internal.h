@@ -671,6 +671,9 @@ typedef struct dc_thread_rec {
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */
   uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */
+  uintptr_t created_via;  /* when uninstrumented code made that call (std::thread's
+                           * in libstdc++): the call into it from the creator's
+                           * innermost instrumented function, else 0 (dc_call_into) */
   char name[64];          /* pthread_setname_np / AnnotateThreadName */
   int has_creator;
   int ktid;               /* the kernel's thread id while it runs (0: a fiber) */
@@ -820,6 +823,11 @@ void dc_verify(dc_thread *t);
 int dc_decode_thread(const dacce_ctx *ctx, dacce_frame *frames, int max);
 /* In-process function names from ELF symbol tables (symtab.c); 0 if none */
 const char *dc_symtab_name(uintptr_t pc, uintptr_t *offset);
+/* For an event at pc made by uninstrumented code that t's innermost
+ * instrumented function called, directly or not: the pc of that call
+ * (inside its call instruction), found on the stack; 0 when pc is in that
+ * function itself, or no such call is found (encoder/thread.c). */
+uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc);
 /* ... and the data object containing addr (its start and size) */
 const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size);
 /* Dump / log (dump.c) */

@@ -288,6 +288,41 @@ void dc_thread_destroy(dc_thread *t) {
 }
 
 /* ------------------------------------------------------------ pthread_create */
+/* Is there a call instruction ending at ra: call rel32 (e8), or an indirect
+ * call (ff /2) through a register or memory, 2 to 7 bytes long? */
+static int after_call(uintptr_t ra) {
+  const unsigned char *p = (const unsigned char *)ra;
+  if (p[-5] == 0xe8) return 1;
+  for (int n = 2; n <= 7; n++)
+    if (p[-n] == 0xff && ((p[-n + 1] >> 3) & 7) == 2) return 1;
+  return 0;
+}
+
+/* Just below the innermost frame's sp (the function's stack pointer when it
+ * called the entry hook) lies the return address of the call it is in now:
+ * the first word under it that returns into the function (the same symbol
+ * as its node's pc, right after a call instruction).  Only words within a
+ * megabyte of that pc are looked up, and 4096 words at most.
+ * std::thread's constructor calls libstdc++'s _M_start_thread, which calls
+ * pthread_create: without this the creator's frame showed the line of its
+ * function's entry (shapes.cc:59 for a thread made at line 70). */
+uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc) {
+  if (dc_capture_mode != DC_CAPTURE_DACCE || !dc_depth(t)) return 0;
+  const uintptr_t fn = dc_node_at(t->node)->pc;
+  const char *name = dc_symtab_name(fn, 0), *at = dc_symtab_name(pc, 0);
+  if (!name || (at && dc_streq(at, name))) return 0;
+  const uintptr_t *w = (const uintptr_t *)(t->top[-1].sp & ~(uintptr_t)7);
+  const uintptr_t *low = (const uintptr_t *)__builtin_frame_address(0);
+  for (int i = 0; i < 4096 && --w > low; i++) {
+    const uintptr_t ra = *w;
+    if (ra - fn + (1u << 20) >= 2u << 20) continue;
+    /* (the symbol first: then the bytes before ra are mapped code) */
+    const char *s = dc_symtab_name(ra, 0);
+    if (s && dc_streq(s, name) && after_call(ra)) return ra - 1;
+  }
+  return 0;
+}
+
 /* The identity of a thread about to be created by the caller at call_pc:
  * a serial whose record holds the creator's context (ancestry) and clock
  * (everything the creator did so far happens before the new thread). */
@@ -301,6 +336,7 @@ static uint32_t new_child(uintptr_t call_pc) {
   uint32_t serial = dc_thread_new_serial(dead ? 0 : &c);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   rec->created_pc = call_pc;
+  rec->created_via = dead ? 0 : dc_call_into(self, call_pc);
   if (!self->rd.disabled) {
     rd_floor_created(&rec->start_vc, &self->rd.vc);
     rd_tick(&self->rd);

@@ -175,8 +175,8 @@ static uintptr_t interrupted_at(uintptr_t fn, uintptr_t at) {
  * function alone (the pc a signal interrupted, when it is in the runtime's
  * inline check, says nothing to the user).  sp: where the signals of the
  * handlers running at the context arrived (0: not known). */
-static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in_fn,
-                         const rd_sigpcs *sp) {
+static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, uintptr_t via,
+                         int only_in_fn, const rd_sigpcs *sp) {
   static dacce_frame fr[MAXF];
   s->n = s->nint = 0;
   int n = dacce_decode(c, fr, MAXF, 0);
@@ -187,14 +187,18 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, int only_in
   }
   if (pc || n) s->pc[s->n++] = pc ? pc : fr[0].function;
   /* an access made by uninstrumented code the function called (free from
-   * operator delete, a libc callback): the function itself follows */
+   * operator delete, a libc callback): the function itself follows, at
+   * via, its call into that code, when known (dc_call_into), else at its
+   * entry */
   if (pc && n) {
     const char *a = dc_symtab_name(pc, 0), *f = dc_symtab_name(fr[0].function, 0);
     if (a && f && !dc_streq(a, f)) {
+      const char *v = via ? dc_symtab_name(via, 0) : 0;
+      const uintptr_t at = v && dc_streq(v, f) ? via : fr[0].function;
       if (only_in_fn)
-        s->pc[0] = fr[0].function;
+        s->pc[0] = at;
       else if (s->n < MAXF)
-        s->pc[s->n++] = fr[0].function;
+        s->pc[s->n++] = at;
     }
   }
   /* the handlers' boundaries come innermost first: the last signal's */
@@ -228,7 +232,7 @@ static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
   }
   const rd_ctxaux *a = rd_ctx_aux(c);
   dacce_ctx dc = {c->id, c->node, c->cc, a->ts, 0}; /* no ancestry: the thread is the cell's */
-  stack_of_ctx(s, &dc, pc, only_in_fn, a->sig ? rd_sigpcs_get(a->sig) : 0);
+  stack_of_ctx(s, &dc, pc, 0, only_in_fn, a->sig ? rd_sigpcs_get(a->sig) : 0);
 }
 static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0); }
 
@@ -240,7 +244,7 @@ static void creation_stack(stack *s, const dc_thread_rec *rec) {
   else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
     s->not_captured = 1;
   else
-    stack_of_ctx(s, &rec->created_at, rec->created_pc, 0, 0);
+    stack_of_ctx(s, &rec->created_at, rec->created_pc, rec->created_via, 0, 0);
 }
 
 static void add_thread(report *r, uint32_t tid) {

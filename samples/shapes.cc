@@ -67,7 +67,7 @@ int main() {
   std::vector<std::thread> workers;
   std::vector<long> totals(4);
   for (int w = 0; w < 4; w++)
-    workers.emplace_back([&scene, &totals, w] { totals[w] = render_all(scene); });
+    workers.emplace_back([&scene, &totals, w] { totals[w] = render_all(scene); });  // CREATE-HERE
   for (auto &t : workers) t.join();
   std::printf("pixels %ld shapes %ld\n", stats.pixels, stats.shapes);
   return 0;

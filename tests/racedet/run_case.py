@@ -42,6 +42,8 @@ and check the expectations written in its header comment:
   EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
                              first, as a subsequence; the innermost is at the
                              line marked ALLOC-HERE in the source
+  (CREATE-HERE)              marks the lines that create threads: each racing
+                             thread with a creator has a creation frame at one
   EXPECT-CYCLE: N            a lock-order inversion's cycle has N edges, of
                              N different threads
   EXPECT-WANTED: f g         each function is on the stack where a different
@@ -114,6 +116,8 @@ def expectations(src):
                 exp["MERGED_LINE"] = n
             if "ALLOC-HERE" in line:
                 exp["ALLOC_LINE"] = n
+            if "CREATE-HERE" in line:
+                exp.setdefault("CREATE_LINES", []).append(n)
             if "INTERRUPTED-HERE" in line:
                 exp.setdefault("INTERRUPTED_LINES", []).append(n)
     if "KIND" not in exp:
@@ -248,6 +252,7 @@ def check_report(rep, exp):
                 exp["INTERRUPTED"][0], [f.get("line") for f in frames], lines))
     if "CREATION" in exp:
         why += creation_why(threads, rep["current"]["thread"], exp["CREATION"])
+    why += created_at_why(threads, rep, exp)
     return why
 
 
@@ -274,6 +279,25 @@ def creation_why(threads, tid, want):
     if len(chain) != len(want) or not all(name_matches(t, f) for t, f in zip(want, chain)):
         return [f"creation chain {chain}, expected {want}"]
     return []
+
+
+def created_at_why(threads, rep, exp):
+    """each racing thread that has a creator was created at a line marked
+    CREATE-HERE: some frame of its creation stack is there (a thread made
+    through libstdc++'s std::thread: the creator's own line, not its
+    function's first)"""
+    why = []
+    if "CREATE_LINES" not in exp:
+        return why
+    for side in ("current", "previous"):
+        tid = rep[side]["thread"]
+        if threads.get(tid, {}).get("parent") is None:
+            continue
+        fr = threads[tid].get("creation_frames") or []
+        if not any(f.get("line") in exp["CREATE_LINES"] for f in fr):
+            why.append("thread T%s created at %s, expected a line marked CREATE-HERE %s" % (
+                tid, [(f.get("function"), f.get("line")) for f in fr], exp["CREATE_LINES"]))
+    return why
 
 
 def check_leak(rep, exp):
