@@ -302,7 +302,7 @@ static int after_call(uintptr_t ra) {
  * called the entry hook) lies the return address of the call it is in now:
  * the first word under it that returns into the function (the same symbol
  * as its node's pc, right after a call instruction).  Only words within a
- * megabyte of that pc are looked up, and 4096 words at most.
+ * megabyte of that pc are looked up, within 64 KiB of stack.
  * std::thread's constructor calls libstdc++'s _M_start_thread, which calls
  * pthread_create: without this the creator's frame showed the line of its
  * function's entry (shapes.cc:59 for a thread made at line 70). */
@@ -311,9 +311,11 @@ uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc) {
   const uintptr_t fn = dc_node_at(t->node)->pc;
   const char *name = dc_symtab_name(fn, 0), *at = dc_symtab_name(pc, 0);
   if (!name || (at && dc_streq(at, name))) return 0;
-  const uintptr_t *w = (const uintptr_t *)(t->top[-1].sp & ~(uintptr_t)7);
-  const uintptr_t *low = (const uintptr_t *)__builtin_frame_address(0);
-  for (int i = 0; i < 4096 && --w > low; i++) {
+  /* only between here and the frame, on this stack: a frame on another
+   * one (a handler's alternate stack, a fiber's) is not searched */
+  const uintptr_t hi = t->top[-1].sp & ~(uintptr_t)7, lo = (uintptr_t)__builtin_frame_address(0);
+  if (hi <= lo || hi - lo > (8192u << 3)) return 0;
+  for (const uintptr_t *w = (const uintptr_t *)hi; --w > (const uintptr_t *)lo;) {
     const uintptr_t ra = *w;
     if (ra - fn + (1u << 20) >= 2u << 20) continue;
     /* (the symbol first: then the bytes before ra are mapped code) */
