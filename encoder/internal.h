@@ -828,6 +828,8 @@ const char *dc_symtab_name(uintptr_t pc, uintptr_t *offset);
  * (inside its call instruction), found on the stack; 0 when pc is in that
  * function itself, or no such call is found (encoder/thread.c). */
 uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc);
+/* Is there a call instruction ending at ra (mapped code)? */
+int dc_after_call(uintptr_t ra);
 /* ... and the data object containing addr (its start and size) */
 const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size);
 /* Dump / log (dump.c) */

@@ -290,7 +290,7 @@ void dc_thread_destroy(dc_thread *t) {
 /* ------------------------------------------------------------ pthread_create */
 /* Is there a call instruction ending at ra: call rel32 (e8), or an indirect
  * call (ff /2) through a register or memory, 2 to 7 bytes long? */
-static int after_call(uintptr_t ra) {
+int dc_after_call(uintptr_t ra) {
   const unsigned char *p = (const unsigned char *)ra;
   if (p[-5] == 0xe8) return 1;
   for (int n = 2; n <= 7; n++)
@@ -320,7 +320,7 @@ uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc) {
     if (ra - fn + (1u << 20) >= 2u << 20) continue;
     /* (the symbol first: then the bytes before ra are mapped code) */
     const char *s = dc_symtab_name(ra, 0);
-    if (s && dc_streq(s, name) && after_call(ra)) return ra - 1;
+    if (s && dc_streq(s, name) && dc_after_call(ra)) return ra - 1;
   }
   return 0;
 }

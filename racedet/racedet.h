@@ -521,10 +521,16 @@ int rd_benign(uintptr_t addr, uintptr_t size);
 
 /* ------------------------------------------------------------ heap (intercept_heap.c) */
 typedef struct rd_block {
-  uintptr_t addr, size;
+  uintptr_t addr;
+  uint64_t size : 48;
+  /* allocated by uninstrumented code (pc there): its call from the context's
+   * innermost function, as an offset from that function's node pc, or 0
+   * (intercept_heap.c, alloc_via) */
+  int64_t via : 16;
   uint32_t tid, ctx;
   uintptr_t pc;
 } rd_block;
+_Static_assert(sizeof(rd_block) == 32, "a heap block's record: 32 bytes");
 int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
 /* File descriptors as locations (intercept_fd.c): the descriptor whose word
  * addr is in, with its creation (ctx 0: unknown), or -1. */

@@ -175,7 +175,7 @@ static uintptr_t interrupted_at(uintptr_t fn, uintptr_t at) {
  * function alone (the pc a signal interrupted, when it is in the runtime's
  * inline check, says nothing to the user).  sp: where the signals of the
  * handlers running at the context arrived (0: not known). */
-static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, uintptr_t via,
+static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, intptr_t via_off,
                          int only_in_fn, const rd_sigpcs *sp) {
   static dacce_frame fr[MAXF];
   s->n = s->nint = 0;
@@ -187,14 +187,15 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, uintptr_t v
   }
   if (pc || n) s->pc[s->n++] = pc ? pc : fr[0].function;
   /* an access made by uninstrumented code the function called (free from
-   * operator delete, a libc callback): the function itself follows, at
-   * via, its call into that code, when known (dc_call_into), else at its
-   * entry */
+   * operator delete, a libc callback): the function itself follows, at its
+   * call into that code when known (via_off from its node pc: dc_call_into,
+   * alloc_via), else at its entry */
   if (pc && n) {
     const char *a = dc_symtab_name(pc, 0), *f = dc_symtab_name(fr[0].function, 0);
     if (a && f && !dc_streq(a, f)) {
+      const uintptr_t via = via_off ? fr[0].function + (uintptr_t)via_off : 0;
       const char *v = via ? dc_symtab_name(via, 0) : 0;
-      const uintptr_t at = v && dc_streq(v, f) ? via : fr[0].function;
+      const uintptr_t at = v && dc_streq(v, f) && dc_after_call(via + 1) ? via : fr[0].function;
       if (only_in_fn)
         s->pc[0] = at;
       else if (s->n < MAXF)
@@ -218,7 +219,8 @@ static void stack_of_ctx(stack *s, const dacce_ctx *c, uintptr_t pc, uintptr_t v
   s->truncated = n >= MAXF;
 }
 
-static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
+static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, intptr_t via_off,
+                        int only_in_fn) {
   const rd_ctxrec *c = rd_ctx_get(ctx);
   if (!c) {
     s->n = s->nint = 0;
@@ -232,9 +234,9 @@ static void stack_of_at(stack *s, uint32_t ctx, uintptr_t pc, int only_in_fn) {
   }
   const rd_ctxaux *a = rd_ctx_aux(c);
   dacce_ctx dc = {c->id, c->node, c->cc, a->ts, 0}; /* no ancestry: the thread is the cell's */
-  stack_of_ctx(s, &dc, pc, 0, only_in_fn, a->sig ? rd_sigpcs_get(a->sig) : 0);
+  stack_of_ctx(s, &dc, pc, via_off, only_in_fn, a->sig ? rd_sigpcs_get(a->sig) : 0);
 }
-static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0); }
+static void stack_of(stack *s, uint32_t ctx, uintptr_t pc) { stack_of_at(s, ctx, pc, 0, 0); }
 
 /* The stack a thread was created at: its creator's at pthread_create,
  * whose pc is the last call site decoded. */
@@ -244,7 +246,11 @@ static void creation_stack(stack *s, const dc_thread_rec *rec) {
   else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
     s->not_captured = 1;
   else
-    stack_of_ctx(s, &rec->created_at, rec->created_pc, rec->created_via, 0, 0);
+    stack_of_ctx(s, &rec->created_at, rec->created_pc,
+                 rec->created_via ? (intptr_t)(rec->created_via -
+                                               dc_node_at(rec->created_at.node)->pc)
+                                  : 0,
+                 0, 0);
 }
 
 static void add_thread(report *r, uint32_t tid) {
@@ -300,7 +306,7 @@ static void locate(report *r, uintptr_t addr) {
     r->loc_addr = b.addr;
     r->loc_size = b.size;
     r->alloc_tid = b.tid;
-    stack_of(&r->alloc_st, b.ctx, b.pc);
+    stack_of_at(&r->alloc_st, b.ctx, b.pc, b.via, 0);
     add_thread(r, b.tid);
     return;
   }
@@ -1075,7 +1081,7 @@ void rd_report_signal(const rd_signal_desc *d) {
   r->sigd = d;
   stack *s = &r->st[0];
   /* errno: where the signal arrived, if in the interrupted function */
-  stack_of_at(s, d->ctx, d->pc, d->what == RD_SIG_ERRNO);
+  stack_of_at(s, d->ctx, d->pc, 0, d->what == RD_SIG_ERRNO);
   if (d->what == RD_SIG_ERRNO) { /* the handler, above where the signal arrived */
     if (s->n == MAXF) s->n--;
     for (int i = s->n; i > 0; i--) s->pc[i] = s->pc[i - 1];
