@@ -296,7 +296,7 @@ def created_at_why(threads, rep, exp):
     if "CREATE_LINES" not in exp:
         return why
     for side in ("current", "previous"):
-        tid = rep[side]["thread"]
+        tid = (rep.get(side) or {}).get("thread")
         if threads.get(tid, {}).get("parent") is None:
             continue
         fr = threads[tid].get("creation_frames") or []
