@@ -216,7 +216,8 @@ static void options_from_env(void) {
 /* TSAN_OPTIONS, as a project moving from ThreadSanitizer has it set: the
  * flags with a meaning here (halt_on_error, exitcode, suppressions,
  * log_path other than stderr/stdout, report_bugs, report_thread_leaks,
- * detect_deadlocks, report_mutex_bugs, report_signal_unsafe) are
+ * detect_deadlocks, report_mutex_bugs, report_signal_unsafe,
+ * suppress_equal_addresses) are
  * applied first, so DACCE_RACE_OPTIONS and the command line override them;
  * TSan's other flags (history_size, ...) are ignored.  Separators: spaces,
  * colons, commas, as TSan's. */
@@ -226,7 +227,8 @@ static void options_from_tsan_env(void) {
   static const char *const known[] = {"halt_on_error",       "exitcode",   "suppressions",
                                       "log_path",            "report_bugs",
                                       "report_thread_leaks", "detect_deadlocks",
-                                      "report_mutex_bugs",   "report_signal_unsafe"};
+                                      "report_mutex_bugs",   "report_signal_unsafe",
+                                      "suppress_equal_addresses"};
   opt_origin = "TSAN_OPTIONS: ";
   char *s = strdup(env);
   if (!s) die("out of memory");
@@ -285,8 +287,8 @@ static void print_help(void) {
          "Options (--name=VALUE or --name VALUE, dashes or underscores; also from\n"
          "DACCE_RACE_OPTIONS=\"name=value name=value\", which the command line overrides,\n"
          "and TSAN_OPTIONS's halt_on_error, exitcode, suppressions, log_path, report_bugs,\n"
-         "report_thread_leaks, detect_deadlocks, report_mutex_bugs and\n"
-         "report_signal_unsafe, which both override):\n");
+         "report_thread_leaks, detect_deadlocks, report_mutex_bugs, report_signal_unsafe\n"
+         "and suppress_equal_addresses, which both override):\n");
 #define LO_META_int "=N"
 #define LO_META_file "=FILE"
 #define LO_META_prefix "=PREFIX"
@@ -536,7 +538,37 @@ static struct {
   int halted;
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
+  /* suppress_equal_addresses: the byte ranges of the races printed, [lo, hi) */
+  uint64_t (*ranges)[2];
+  size_t nranges, capranges;
 } R = {.verdict = -1};
+
+/* suppress_equal_addresses: has a race on bytes overlapping this one's (both
+ * accesses' bytes, from the lowest to the highest) been printed?  If not,
+ * its range is noted as printed.  Other kinds of report pass. */
+static int equal_address(const lr_report *r) {
+  if (!opt.suppress_equal_addresses ||
+      (strcmp(r->kind, "data-race") && strcmp(r->kind, "heap-use-after-free")))
+    return 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int i = 0; i < 2; i++) {
+    const lr_access *a = &r->acc[i];
+    if (!a->size) continue;
+    if (a->address < lo) lo = a->address;
+    if (a->address + a->size > hi) hi = a->address + a->size;
+  }
+  if (lo >= hi) return 0;
+  for (size_t i = 0; i < R.nranges; i++)
+    if (lo < R.ranges[i][1] && R.ranges[i][0] < hi) return 1;
+  if (R.nranges == R.capranges) {
+    R.capranges = R.capranges ? 2 * R.capranges : 16;
+    R.ranges = realloc(R.ranges, R.capranges * sizeof *R.ranges);
+    if (!R.ranges) die("out of memory");
+  }
+  R.ranges[R.nranges][0] = lo;
+  R.ranges[R.nranges++][1] = hi;
+  return 0;
+}
 
 /* The runtime waits after each raw report until it was printed: one byte
  * per report (racedet/report.c wait_ack).  Never blocking: a runtime that
@@ -583,7 +615,7 @@ static void handle_report(const char *line, size_t len) {
     return;
   }
   lr_symbolize(&r);
-  if (lr_supps_match(R.supps, &r) >= 0) {
+  if (lr_supps_match(R.supps, &r) >= 0 || equal_address(&r)) {
     lr_report_free(&r);
     return;
   }

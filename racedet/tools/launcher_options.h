@@ -25,6 +25,9 @@
   X(flag, tsan_header, 0, "start text reports with 'WARNING: ThreadSanitizer:' so "     \
                           "tools that parse TSan logs (ctest memcheck) count them")     \
   X(flag, quiet, 0, "print no text report")                                            \
+  X(flag, suppress_equal_addresses, 0,                                                  \
+    "one report per racy memory range: skip a data race or use after free whose "       \
+    "bytes overlap a reported one's (ThreadSanitizer's flag, on there by default)")     \
   X(flag, help, 0, "print this help and exit")                                         \
   X(flag, version, 0, "print the version and exit")
 

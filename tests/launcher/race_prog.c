@@ -7,6 +7,8 @@
  *                       itself created by main (ancestors in the report)
  *   race_prog heap      a race on a heap block allocated in main
  *   race_prog two       the races of "race" and "heap": two reports
+ *   race_prog same      the race of "race", then the same write reached
+ *                       through writer_again(): two reports on one address
  *   race_prog uaf       a thread frees a heap block main then uses, unsynchronised
  *   race_prog segv      the race of "race", then a SIGSEGV
  *   race_prog clean N   threads that synchronise properly; exits with N
@@ -47,6 +49,12 @@ __attribute__((noinline)) int read_counter(void) {
 
 void *writer(void *arg) {
   bump_counter(); /* @call-bump */
+  done();
+  return arg;
+}
+
+void *writer_again(void *arg) {
+  bump_counter(); /* @call-bump-again */
   done();
   return arg;
 }
@@ -112,6 +120,16 @@ static void race(void) {
   pthread_join(r, 0);
 }
 
+/* (a function of its own, its calls not like race()'s: clang merged the
+ * identical calls of both into one, which then had no line in main) */
+__attribute__((noinline)) static void race_again(void) {
+  pthread_t w, r;
+  pthread_create(&w, 0, writer_again, &w);
+  pthread_create(&r, 0, reader, &r);
+  pthread_join(w, 0);
+  pthread_join(r, 0);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "race";
   if (!strcmp(mode, "race")) {
@@ -125,6 +143,9 @@ int main(int argc, char **argv) {
   } else if (!strcmp(mode, "two")) {
     race();
     heap_race();
+  } else if (!strcmp(mode, "same")) {
+    race();
+    race_again();
   } else if (!strcmp(mode, "uaf")) {
     heap_block = calloc(4, sizeof *heap_block); /* @calloc */
     pthread_t f;

@@ -6,10 +6,11 @@ encoder statistics; --name value; dashes; --verify=1), the user's own
 DACCE_OPTIONS is kept, DACCE_RACE_OPTIONS works and the command line wins
 over it, --log-path writes PREFIX.<pid> (one file per reporting process),
 --help lists the launcher's and the runtime's options, --version, '--',
-and a program found through PATH.  TSAN_OPTIONS: its flags with a meaning
-here apply (exitcode, report_bugs, report_thread_leaks), TSan's others are
-ignored, DACCE_RACE_OPTIONS and the command line override it, a bad value
-is a one-line error.
+and a program found through PATH; --suppress-equal-addresses keeps one
+report per racy address.  TSAN_OPTIONS: its flags with a meaning here
+apply (exitcode, report_bugs, report_thread_leaks, suppress_equal_addresses),
+TSan's others are ignored, DACCE_RACE_OPTIONS and the command line override
+it, a bad value is a one-line error.
 """
 import glob
 import os
@@ -105,6 +106,25 @@ r = t.run([prog, "race"], env={"TSAN_OPTIONS": "exitcode=many"})
 t.check_status(r, 2, "a bad TSAN_OPTIONS value")
 t.check(r.stderr.count("\n") == 1 and "TSAN_OPTIONS: option 'exitcode'" in r.stderr,
         "a bad TSAN_OPTIONS value is one line naming TSAN_OPTIONS", r.stderr)
+
+# ---------------------------------------------------------------- suppress_equal_addresses
+# "same": two races on shared_counter through different paths (two pairs of
+# stacks: two reports by default); "two": races on two addresses
+r = t.run([prog, "same"])
+t.check_status(r, 66, "same")
+t.check(len(text_reports(r.stderr)) == 2, "same: two reports by default", r.stderr)
+for how, args, env in (("--suppress-equal-addresses", ["--suppress-equal-addresses"], None),
+                       ("TSAN_OPTIONS", [], {"TSAN_OPTIONS": "suppress_equal_addresses=1"})):
+    js = os.path.join(t.tmp, "equal.jsonl")
+    r = t.run(args + [f"--json={js}", prog, "same"], env=env)
+    t.check_status(r, 66, f"same, {how}")
+    reps = text_reports(r.stderr)
+    t.check(len(reps) == 1 and any("writer " in l or "writer(" in l for l in reps[0]),
+            f"same, {how}: one report, the first (writer's)", r.stderr)
+    with open(js) as f:
+        t.check(len(f.readlines()) == 1, f"same, {how}: one JSON report too")
+r = t.run(["--suppress-equal-addresses", prog, "two"])
+t.check(len(text_reports(r.stderr)) == 2, "two addresses: both reported with the option", r.stderr)
 
 r = t.run(["--version"])
 t.check_status(r, 0, "--version")
