@@ -671,9 +671,10 @@ typedef struct dc_thread_rec {
   uint32_t parent;        /* serial of the creator (UINT32_MAX: none) */
   dacce_ctx created_at;   /* creator's context at pthread_create */
   uintptr_t created_pc;   /* the pthread_create call (inside its call instruction) */
-  uintptr_t created_via;  /* when uninstrumented code made that call (std::thread's
+  intptr_t created_via;   /* when uninstrumented code made that call (std::thread's
                            * in libstdc++): the call into it from the creator's
-                           * innermost instrumented function, else 0 (dc_call_into) */
+                           * innermost instrumented function (dc_call_into), as an
+                           * offset from that function's node pc; else 0 */
   char name[64];          /* pthread_setname_np / AnnotateThreadName */
   int has_creator;
   int ktid;               /* the kernel's thread id while it runs (0: a fiber) */
@@ -830,6 +831,17 @@ const char *dc_symtab_name(uintptr_t pc, uintptr_t *offset);
 uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc);
 /* Is there a call instruction ending at ra (mapped code)? */
 int dc_after_call(uintptr_t ra);
+/* The stack words between here (the caller's frame) and the sp of t's
+ * innermost instrumented frame, at whose top lies the return address of the
+ * call that frame's function is in now: their count, *top one past the
+ * highest.  0 when that frame is on another stack (a handler's alternate
+ * one, a fiber's) or more than 64 KiB away.  (dc_call_into, alloc_via) */
+static inline size_t dc_words_under_frame(const dc_thread *t, const void *here,
+                                          const uintptr_t **top) {
+  const uintptr_t hi = t->top[-1].sp & ~(uintptr_t)7, lo = (uintptr_t)here;
+  *top = (const uintptr_t *)hi;
+  return hi <= lo || hi - lo > (8192u << 3) ? 0 : (hi - lo) / 8 - 1;
+}
 /* ... and the data object containing addr (its start and size) */
 const char *dc_symtab_object(uintptr_t addr, uintptr_t *start, uintptr_t *size);
 /* Dump / log (dump.c) */

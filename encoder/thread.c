@@ -311,12 +311,9 @@ uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc) {
   const uintptr_t fn = dc_node_at(t->node)->pc;
   const char *name = dc_symtab_name(fn, 0), *at = dc_symtab_name(pc, 0);
   if (!name || (at && dc_streq(at, name))) return 0;
-  /* only between here and the frame, on this stack: a frame on another
-   * one (a handler's alternate stack, a fiber's) is not searched */
-  const uintptr_t hi = t->top[-1].sp & ~(uintptr_t)7, lo = (uintptr_t)__builtin_frame_address(0);
-  if (hi <= lo || hi - lo > (8192u << 3)) return 0;
-  for (const uintptr_t *w = (const uintptr_t *)hi; --w > (const uintptr_t *)lo;) {
-    const uintptr_t ra = *w;
+  const uintptr_t *w;
+  for (size_t n = dc_words_under_frame(t, __builtin_frame_address(0), &w); n--;) {
+    const uintptr_t ra = *--w;
     if (ra - fn + (1u << 20) >= 2u << 20) continue;
     /* (the symbol first: then the bytes before ra are mapped code) */
     const char *s = dc_symtab_name(ra, 0);
@@ -338,7 +335,8 @@ static uint32_t new_child(uintptr_t call_pc) {
   uint32_t serial = dc_thread_new_serial(dead ? 0 : &c);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, serial);
   rec->created_pc = call_pc;
-  rec->created_via = dead ? 0 : dc_call_into(self, call_pc);
+  const uintptr_t via = dead ? 0 : dc_call_into(self, call_pc);
+  rec->created_via = via ? (intptr_t)(via - dc_node_at(c.node)->pc) : 0;
   if (!self->rd.disabled) {
     rd_floor_created(&rec->start_vc, &self->rd.vc);
     rd_tick(&self->rd);

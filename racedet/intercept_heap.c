@@ -143,11 +143,10 @@ static int16_t alloc_via(dc_thread *t, uintptr_t pc) {
   if (dc_capture_mode != DC_CAPTURE_DACCE || !dc_depth(t)) return 0;
   const uintptr_t fn = dc_node_at(t->node)->pc;
   if (dc_likely(pc - fn + (64u << 10) < (128u << 10))) return 0;
-  const uintptr_t *w = (const uintptr_t *)(t->top[-1].sp & ~(uintptr_t)7);
-  const uintptr_t *lo = (const uintptr_t *)__builtin_frame_address(0);
-  if (w <= lo || w - lo > 8192) return 0; /* (another stack) */
-  for (int i = 0; i < 8 && --w > lo; i++) {
-    const intptr_t off = (intptr_t)(*w - 1 - fn);
+  const uintptr_t *w;
+  size_t n = dc_words_under_frame(t, __builtin_frame_address(0), &w);
+  for (n = n < 8 ? n : 8; n--;) {
+    const intptr_t off = (intptr_t)(*--w - 1 - fn);
     if (off && off >= INT16_MIN && off <= INT16_MAX) return (int16_t)off;
   }
   return 0;

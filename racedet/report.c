@@ -246,11 +246,7 @@ static void creation_stack(stack *s, const dc_thread_rec *rec) {
   else if (dc_capture_mode == DC_CAPTURE_STACKWALK)
     s->not_captured = 1;
   else
-    stack_of_ctx(s, &rec->created_at, rec->created_pc,
-                 rec->created_via ? (intptr_t)(rec->created_via -
-                                               dc_node_at(rec->created_at.node)->pc)
-                                  : 0,
-                 0, 0);
+    stack_of_ctx(s, &rec->created_at, rec->created_pc, rec->created_via, 0, 0);
 }
 
 static void add_thread(report *r, uint32_t tid) {
