@@ -123,6 +123,9 @@ def expectations(src):
     if "KIND" not in exp:
         sys.exit(f"{src}: no EXPECT: line")
     unknown = sorted(k for k in exp if k not in KNOWN and not k.endswith(("_LINE", "_LINES")))
+    # the marked lines are this file's (a frame at that line of a header, or
+    # of another source of the program, is not the one marked)
+    exp["_FILE"] = os.path.basename(src)
     if unknown:  # a misspelt expectation would otherwise check nothing
         sys.exit(f"{src}: unknown expectation EXPECT-{unknown[0]}")
     return exp
@@ -188,11 +191,11 @@ def check_report(rep, exp):
             # the innermost frame of the first function named: frames of
             # uninstrumented code that allocated (libstdc++'s string growth)
             # and their inlined callers come before it
-            at = next((f.get("line") for f in frames
+            at = next(((os.path.basename(f.get("file") or ""), f.get("line")) for f in frames
                        if name_matches(exp["ALLOCATION"][0], f.get("function") or "")), None)
-            if at != exp["ALLOC_LINE"]:
-                why.append("allocation at line %s, expected %s (ALLOC-HERE)" % (
-                    at, exp["ALLOC_LINE"]))
+            if at != (exp["_FILE"], exp["ALLOC_LINE"]):
+                why.append("allocation at %s, expected %s:%s (ALLOC-HERE)" % (
+                    at, exp["_FILE"], exp["ALLOC_LINE"]))
     if "VPTR" in exp and not rep["current"].get("is_vptr"):
         why.append("the current access is not marked is_vptr")
     why += mutex_creation_why(rep, exp)
@@ -300,9 +303,11 @@ def created_at_why(threads, rep, exp):
         if threads.get(tid, {}).get("parent") is None:
             continue
         fr = threads[tid].get("creation_frames") or []
-        if not any(f.get("line") in exp["CREATE_LINES"] for f in fr):
-            why.append("thread T%s created at %s, expected a line marked CREATE-HERE %s" % (
-                tid, [(f.get("function"), f.get("line")) for f in fr], exp["CREATE_LINES"]))
+        if not any(f.get("line") in exp["CREATE_LINES"] and
+                   os.path.basename(f.get("file") or "") == exp["_FILE"] for f in fr):
+            why.append("thread T%s created at %s, expected a line of %s marked CREATE-HERE %s" % (
+                tid, [(f.get("function"), f.get("file"), f.get("line")) for f in fr],
+                exp["_FILE"], exp["CREATE_LINES"]))
     return why
 
 
