@@ -98,6 +98,17 @@ void *dc_perm_alloc(size_t size);
 void *dc_alloc(size_t size);
 void dc_free(void *p, size_t size);
 uint64_t dc_hash(const void *p, size_t n);
+/* A hash of one word, inline, for tables keyed by an address that are probed
+ * on every lock, unlock, malloc and free (dc_hash's call into XXH3 was 33
+ * instructions of them): MurmurHash3's 64-bit finaliser, whose every output
+ * bit depends on every input bit (callers use low and high bits alike). */
+static inline uint64_t dc_hash_word(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
 void dc_lock_wait(_Atomic int *l); /* dc_lock's wait (after dc_thread, below) */
 void dc_lock_wake(_Atomic int *l); /* dc_unlock's wake of a sleeper */
 /* The runtime never calls the memory and string functions the detector

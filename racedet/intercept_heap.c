@@ -33,7 +33,7 @@ typedef struct stripe {
 static stripe stripes[NSTRIPES];
 #define TOMB ((uintptr_t)1)
 
-static inline uint64_t bhash(uintptr_t a) { return dc_hash(&a, sizeof a); }
+static inline uint64_t bhash(uintptr_t a) { return dc_hash_word(a); }
 static stripe *stripe_of(uint64_t h) { return &stripes[h & (NSTRIPES - 1)]; }
 
 static void put_locked(stripe *s, const rd_block *b);

@@ -13,7 +13,7 @@ typedef struct bucket {
 static bucket buckets[NBUCKETS];
 
 static bucket *bucket_of(uintptr_t addr) {
-  return &buckets[(dc_hash(&addr, sizeof addr) >> 20) & (NBUCKETS - 1)];
+  return &buckets[(dc_hash_word(addr) >> 20) & (NBUCKETS - 1)];
 }
 
 /* How many objects each 64-byte line may hold, as counts by line: a page's
