@@ -77,16 +77,37 @@ static int take(uintptr_t addr, rd_block *out) {
   return found;
 }
 
-/* Recently freed blocks, so a use-after-free still names its block. */
+/* Recently freed blocks, so a use-after-free still names its block, and
+ * each free's call into uninstrumented code (alloc_via at the free), so
+ * that it names the line of its function that freed it. */
 #define FREED_RING 4096
 static rd_block freed_ring[FREED_RING];
+static int16_t freed_via[FREED_RING];
 static uint32_t freed_next;
 static _Atomic int freed_lock;
 
-static void remember_freed(const rd_block *b) {
+static void remember_freed(const rd_block *b, int16_t via) {
   dc_lock(&freed_lock);
+  freed_via[freed_next % FREED_RING] = via;
   freed_ring[freed_next++ % FREED_RING] = *b;
   dc_unlock(&freed_lock);
+}
+
+/* The newest free of the block containing addr: its offset of the call
+ * into the uninstrumented code that freed it, or 0 (rd_block.via). */
+intptr_t rd_heap_freed_via(uintptr_t addr) {
+  intptr_t via = 0;
+  dc_lock(&freed_lock);
+  for (uint32_t k = 1; k <= FREED_RING && k <= freed_next; k++) {
+    const uint32_t i = (freed_next - k) % FREED_RING;
+    const rd_block *b = &freed_ring[i];
+    if (b->addr && addr - b->addr < (b->size ? b->size : 1)) {
+      via = freed_via[i];
+      break;
+    }
+  }
+  dc_unlock(&freed_lock);
+  return via;
 }
 
 /* For reports: the block containing addr, live first, then recently freed
@@ -129,7 +150,7 @@ static inline uintptr_t caller_pc(dc_thread *t, uintptr_t pc) {
   return outer ? outer : pc;
 }
 
-/* An allocation at pc by uninstrumented code that the innermost
+/* An allocation (or a free) at pc by uninstrumented code that the innermost
  * instrumented function called (a std::string's growth in libstdc++,
  * strdup, fopen): where that call may be, as an offset from the function's
  * node pc (rd_block.via), or 0.  Allocations are too many for the symbol
@@ -174,7 +195,8 @@ static void on_free(void *p, uintptr_t pc) {
   if (!p || t->in_runtime) return;
   rd_block b;
   if (!take((uintptr_t)p, &b)) return;
-  remember_freed(&b);
+  rd_ctx_handle(t); /* (before alloc_via, as on_alloc) */
+  remember_freed(&b, alloc_via(t, pc));
   rd_free_range(b.addr, b.size, pc);
   rd_sync_forget(b.addr, b.size);
 }

@@ -922,8 +922,11 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   report *r = report_new(prev->freed ? "heap-use-after-free" : "data-race");
   r->acc[0] = *cur;
   r->acc[1] = *prev;
-  stack_of(&r->st[0], cur->ctx, cur->pc);
-  stack_of(&r->st[1], prev->ctx, prev->pc);
+  /* a free made by uninstrumented code (operator delete, a std::string's
+   * growth): its function at its call into that code (rd_heap_freed_via) */
+  stack_of_at(&r->st[0], cur->ctx, cur->pc, cur->freed ? rd_heap_freed_via(cur->addr) : 0, 0);
+  stack_of_at(&r->st[1], prev->ctx, prev->pc, prev->freed ? rd_heap_freed_via(prev->addr) : 0,
+              0);
   r->st[1].pc_merged = prev->pc_merged && prev->pc;
   /* the same two stacks in either role are one report; a use-after-free
    * is not the same report as a race between the same stacks */

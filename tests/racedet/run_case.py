@@ -42,6 +42,9 @@ and check the expectations written in its header comment:
   EXPECT-ALLOCATION: f g     the heap block's allocation frames, innermost
                              first, as a subsequence; the first of them is
                              at the line marked ALLOC-HERE
+  (FREE-HERE)                marks the line of a heap-use-after-free's free:
+                             the previous access's first frame of the first
+                             EXPECT-PREVIOUS function is there
   (CREATE-HERE)              marks the lines that create threads: each racing
                              thread with a creator has a creation frame at one
   EXPECT-CYCLE: N            a lock-order inversion's cycle has N edges, of
@@ -116,6 +119,8 @@ def expectations(src):
                 exp["MERGED_LINE"] = n
             if "ALLOC-HERE" in line:
                 exp["ALLOC_LINE"] = n
+            if "FREE-HERE" in line:
+                exp["FREE_LINE"] = n
             if "CREATE-HERE" in line:
                 exp.setdefault("CREATE_LINES", []).append(n)
             if "INTERRUPTED-HERE" in line:
@@ -173,6 +178,12 @@ def check_report(rep, exp):
     if not (direct or swapped):
         why.append("stacks do not match: current=%s previous=%s" % (
             [f.get("function") for f in cur], [f.get("function") for f in prev]))
+    if exp.get("FREE_LINE") and want_prev:
+        at = next(((os.path.basename(f.get("file") or ""), f.get("line")) for f in prev
+                   if name_matches(want_prev[0], f.get("function") or "")), None)
+        if at != (exp["_FILE"], exp["FREE_LINE"]):
+            why.append("free at %s, expected %s:%s (FREE-HERE)" % (at, exp["_FILE"],
+                                                                  exp["FREE_LINE"]))
     if "LOCATION" in exp:
         loc = rep.get("location", {})
         kind = exp["LOCATION"][0]
