@@ -543,23 +543,39 @@ static struct {
   size_t nranges, capranges;
 } R = {.verdict = -1};
 
-/* suppress_equal_addresses: has a race on bytes overlapping this one's (both
- * accesses' bytes, from the lowest to the highest) been printed?  If not,
- * its range is noted as printed.  Other kinds of report pass. */
-static int equal_address(const lr_report *r) {
+/* suppress_equal_addresses: the bytes of both accesses of a race, from the
+ * lowest to the highest, [*lo, *hi); 0 when the option is off, the report
+ * is of another kind (those always pass) or names no bytes. */
+static int equal_range(const lr_report *r, uint64_t *lo, uint64_t *hi) {
   if (!opt.suppress_equal_addresses ||
       (strcmp(r->kind, "data-race") && strcmp(r->kind, "heap-use-after-free")))
     return 0;
-  uint64_t lo = UINT64_MAX, hi = 0;
+  *lo = UINT64_MAX, *hi = 0;
   for (int i = 0; i < 2; i++) {
     const lr_access *a = &r->acc[i];
     if (!a->size) continue;
-    if (a->address < lo) lo = a->address;
-    if (a->address + a->size > hi) hi = a->address + a->size;
+    if (a->address < *lo) *lo = a->address;
+    if (a->address + a->size > *hi) *hi = a->address + a->size;
   }
-  if (lo >= hi) return 0;
+  return *lo < *hi;
+}
+
+/* Has a race on bytes overlapping this one's been printed?  Asked before
+ * the report is symbolized, which it does not need: a program that races
+ * on one variable a million times costs one symbolization, not a million. */
+static int equal_address(const lr_report *r) {
+  uint64_t lo, hi;
+  if (!equal_range(r, &lo, &hi)) return 0;
   for (size_t i = 0; i < R.nranges; i++)
     if (lo < R.ranges[i][1] && R.ranges[i][0] < hi) return 1;
+  return 0;
+}
+
+/* The report is printed: its range is noted (not before the suppressions
+ * were asked: a suppressed race does not hide a later one on its bytes). */
+static void equal_address_note(const lr_report *r) {
+  uint64_t lo, hi;
+  if (!equal_range(r, &lo, &hi)) return;
   if (R.nranges == R.capranges) {
     R.capranges = R.capranges ? 2 * R.capranges : 16;
     R.ranges = realloc(R.ranges, R.capranges * sizeof *R.ranges);
@@ -567,7 +583,6 @@ static int equal_address(const lr_report *r) {
   }
   R.ranges[R.nranges][0] = lo;
   R.ranges[R.nranges++][1] = hi;
-  return 0;
 }
 
 /* The runtime waits after each raw report until it was printed: one byte
@@ -614,11 +629,16 @@ static void handle_report(const char *line, size_t len) {
     warn("ignoring a malformed report line (%s)", why);
     return;
   }
-  lr_symbolize(&r);
-  if (lr_supps_match(R.supps, &r) >= 0 || equal_address(&r)) {
+  if (equal_address(&r)) {
     lr_report_free(&r);
     return;
   }
+  lr_symbolize(&r);
+  if (lr_supps_match(R.supps, &r) >= 0) {
+    lr_report_free(&r);
+    return;
+  }
+  equal_address_note(&r);
   R.printed++;
   lr_buf b = {0};
   if (!opt.quiet) {
