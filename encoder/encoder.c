@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include "internal.h"
 #include "../racedet/capture.h"
@@ -73,6 +74,10 @@ void dc_init(void) {
  * (tests/racedet/signal_reentry.c, about one run in thirty;
  * signal_return_window.c, five runs in six). */
 static inline void restore_from(dc_thread *t, dc_frame *f) {
+  if (dc_frame_raw(f)) { /* it and every frame above it were never encoded */
+    t->top = f;
+    return;
+  }
   t->ctx_handle = 0;
   *dc_state_of(&t->id) = *dc_state_of(&f->saved_id);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -131,7 +136,7 @@ DC_NOINLINE void dc_migrate(dc_thread *t) {
     if (t->ecache[i].cs) t->ecache[i].cs = 0;
   uint64_t id = 0;
   uint32_t cc = 0;
-  for (uint32_t i = 0, depth = dc_depth(t); i < depth; i++) {
+  for (uint32_t i = 0, depth = dc_depth(t); i < depth && !dc_frame_raw(&t->frames[i]); i++) {
     dc_frame *f = &t->frames[i];
     f->saved_id = id;
     f->saved_cc = cc; /* saved_node (the edge's caller) does not change */
@@ -168,15 +173,11 @@ static uint32_t cc_depth(const dc_thread *t) {
   return (cc ? dc_cc_at(cc)->depth : 0) + lazy;
 }
 
-/* Every 256th call (DC_TICK_DUE): sample the edge's frequency, fold the
- * tick into the counts, and make room for the calls until the next sample
- * (the fast path does not check the frame stack's size; there are at most
- * 255 fast calls in between, and the slow path checks its own). */
+/* Every 256th call encoded (DC_TICK_DUE): sample the edge's frequency and
+ * fold the tick's pushes into the count. */
 DC_NOINLINE static void sample(dc_thread *t, uint32_t e) {
-  t->calls += t->tick & (DC_TICK_PUSH - 1);
   t->cc_pushes += t->tick >> DC_TICK_PUSH_SHIFT;
   t->tick = 0;
-  if (t->cap - dc_depth(t) <= DC_TICK_DUE) dc_thread_grow(t);
   atomic_fetch_add_explicit(&dc_edge_at(e)->hits, 1, memory_order_relaxed);
   t->cc_depth_sum += cc_depth(t);
   t->cc_depth_samples++;
@@ -201,16 +202,7 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *set, uintptr_
   c->caller = t->node;
   c->edge = e;
   c->callee = dc_edge_at(e)->callee;
-  if (e >= d->n_edges) { /* new: the slow path counts its pushes toward re-encoding */
-    c->add = d->max_id + 1;
-    c->tick = DC_TICK_DUE;
-  } else if (code == DC_UNENCODED) {
-    c->add = d->max_id + 1;
-    c->tick = DC_TICK_CALL + DC_TICK_PUSH;
-  } else {
-    c->add = code;
-    c->tick = DC_TICK_CALL;
-  }
+  c->add = code == DC_UNENCODED ? d->max_id + 1 : code; /* (an edge new to d: unencoded) */
   return c;
 }
 
@@ -254,6 +246,7 @@ DC_NOINLINE static void capture_entry(dc_thread *t, uintptr_t cs, uintptr_t call
 /* the call site a frame was entered from */
 static inline uintptr_t frame_cs(const dc_frame *f) {
   if (dc_unlikely(dc_capture_mode == DC_CAPTURE_CCT)) return rd_cct_cs(f->edge);
+  if (dc_frame_raw(f)) return f->cs;
   return dc_edge_at(f->edge)->cs;
 }
 
@@ -272,38 +265,51 @@ static inline int stale_dict(dc_thread *t) {
   return t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_seq_cst);
 }
 
-/* Enter the callee of cached edge c: the frame, then the encoded state the
- * call leads to: an encoded call adds its code to the id; an unencoded one
- * (push: recursive, or past maxID's limit) starts a new id and pushes
- * lazily (DC_CC_LAZY). */
-static inline __attribute__((always_inline)) void enter_frame(dc_thread *t, const dc_ecache *c,
-                                                             dc_frame *f, uint32_t tick,
-                                                             uintptr_t sp, int push) {
-  /* reserve the slot (f, the top) first: a signal handler arriving now
-   * pushes above it */
-  t->top = f + 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  /* id and node_cc are read and written whole (dc_state): a load that
-   * spans stores still in flight would wait for them */
+/* Encode the call into raw frame f (the lowest raw one) over cached edge
+ * c: the frame gets the state before the call and the edge, and the thread
+ * the state the call leads to: an encoded call adds its code to the id; an
+ * unencoded one (push: recursive, or past maxID's limit) starts a new id
+ * and pushes lazily (DC_CC_LAZY).  Runs in the runtime (dc_materialize):
+ * signal handlers wait. */
+static inline void encode_frame(dc_thread *t, const dc_ecache *c, dc_frame *f, int push) {
   const dc_state s = *dc_state_of(&t->id);
   *dc_state_of(&f->saved_id) = s;
-  f->sp = sp;
   f->edge = c->edge;
-  if (push) {
-    f->cc = 0;
-    /* the frame is whole before t->cc names it (a signal handler may resolve it) */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  f->cc = 0;
+  if (push)
     *dc_state_of(&t->id) =
         (dc_state){c->add, DC_NODE_CC(c->callee, DC_CC_LAZY | (uint32_t)(f - t->frames))};
-  } else { /* node was c->caller */
+  else /* node was c->caller */
     *dc_state_of(&t->id) = (s + (dc_state){c->add, 0}) ^ (dc_state){0, c->caller ^ c->callee};
-  }
-  t->tick = tick;
-  t->ctx_handle = 0;
 }
 
-/* The slow variants handle everything; the fast ones (below) handle the
- * common case as leaf functions and tail-call the slow ones otherwise. */
+/* Encode the raw frames on top of the stack, bottom up: what every call
+ * did in the eager encoder, now done when a context is needed (dc_capture,
+ * rd_ctx_handle) for the calls since the last one.  The edge cache, the
+ * samples for re-encoding (every 256th call encoded) and the count of
+ * pushes over edges the dictionary does not know are as they were. */
+DC_NOINLINE void dc_materialize_slow(dc_thread *t) {
+  dc_enter(t);
+  dc_frame *f = t->top;
+  while (f > t->frames && dc_frame_raw(f - 1)) f--;
+  if (dc_unlikely(stale_dict(t))) dc_migrate(t);
+  for (; f < t->top; f++) {
+    const uintptr_t cs = f->cs, callee = f->callee_pc;
+    dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->node);
+    if (dc_unlikely(!c)) c = ecache_fill(t, set, cs, callee);
+    const uint32_t e = c->edge;
+    const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
+    encode_frame(t, c, f, push);
+    t->tick += DC_TICK_CALL + (push ? DC_TICK_PUSH : 0);
+    if (dc_unlikely(e >= t->dict->n_edges)) new_edge_push();
+    if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
+  }
+  dc_leave(t);
+}
+
+/* The slow entry: everything the fast one (hooks_x86_64.S) does not do
+ * (reentrancy, the capture ablations, dead frames, a newer dictionary,
+ * verification, growing the frame stack), then the same raw push. */
 DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_t sp, int cyg) {
   dc_thread *t = dc_cur();
   if (dc_unlikely(t->in_runtime)) return;
@@ -315,14 +321,15 @@ DC_NOINLINE static void func_entry_slow(uintptr_t cs, uintptr_t callee, uintptr_
   if (dc_unlikely(dc_depth(t) && dead_at_entry(t->top[-1].sp, sp, cyg)))
     resync_entry(t, sp, cyg);
   if (dc_unlikely(stale_dict(t))) dc_migrate(t);
-  dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->node);
-  if (dc_unlikely(!c)) c = ecache_fill(t, set, cs, callee);
-  if (dc_unlikely(dc_depth(t) >= t->cap)) dc_thread_grow(t);
-  const uint32_t e = c->edge;
-  const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
-  enter_frame(t, c, t->top, t->tick + DC_TICK_CALL + (push ? DC_TICK_PUSH : 0), sp, push);
-  if (dc_unlikely(e >= t->dict->n_edges)) new_edge_push();
-  if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
+  if (dc_unlikely(t->top >= t->limit)) dc_thread_grow(t);
+  dc_frame *f = t->top;
+  f->cs = cs;
+  f->callee_pc = callee;
+  f->sp = sp;
+  f->edge = DC_EDGE_RAW;
+  t->ctx_handle = 0;
+  t->top = f + 1;
+  t->calls++;
   if (dc_unlikely(dc_opt.verify) && --t->verify_countdown == 0) verify_event(t);
   dc_leave(t);
 }
@@ -348,50 +355,51 @@ DC_NOINLINE static void func_exit_slow(uintptr_t ra, uintptr_t sp) {
   dc_leave(t);
 }
 
+/* The fast entries' first instructions and their stores of the new top
+ * (hooks_x86_64.S). */
+extern const char dc_hook_entry_start[], dc_hook_entry_publish[], dc_hook_cyg_start[],
+    dc_hook_cyg_publish[], dc_hook_exit_start[], dc_hook_exit_publish[];
 
-/* Fast paths: a known thread with nothing pending (no reentrancy, no newer
- * dictionary, no verification), no resync, a cache hit on an edge the
- * dictionary knows, no sample due.  Everything else goes to the slow
- * variant, which re-checks from scratch.  The in_runtime half of the slow
- * word keeps a signal handler that interrupts a slow path away from the
- * state. */
-static inline __attribute__((always_inline)) void func_entry(uintptr_t cs, uintptr_t callee,
-                                                            uintptr_t sp, int cyg) {
-  dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
-  dc_frame *const top = t->top;
-  /* (at depth 0, top[-1] is the sentinel: thread.c, frames_map) */
-  if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(dead_at_entry(top[-1].sp, sp, cyg)))
-    goto slow;
-  const dc_ecache *c = dc_ecache_hit(dc_ecache_set(t, cs, callee), cs, callee, t->node);
-  if (dc_unlikely(!c)) goto slow;
-  uint32_t tick = t->tick + c->tick;
-  if (dc_unlikely(tick & DC_TICK_DUE)) goto slow;
-  if (c->tick & DC_TICK_PUSH)
-    enter_frame(t, c, top, tick, sp, 1);
-  else
-    enter_frame(t, c, top, tick, sp, 0);
-  return;
-slow:
-  func_entry_slow(cs, callee, sp, cyg);
+void dc_hook_restart(void *uc) {
+  static const char *const window[][2] = {{dc_hook_entry_start, dc_hook_entry_publish},
+                                          {dc_hook_cyg_start, dc_hook_cyg_publish},
+                                          {dc_hook_exit_start, dc_hook_exit_publish}};
+  if (!uc) return;
+  greg_t *rip = &((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+  const uintptr_t pc = (uintptr_t)*rip;
+  for (int i = 0; i < 3; i++)
+    if (pc > (uintptr_t)window[i][0] && pc <= (uintptr_t)window[i][1])
+      *rip = (greg_t)(uintptr_t)window[i][0];
 }
 
-/* from __tsan_func_entry, and from __cyg_profile_func_enter (hooks_x86_64.S) */
+/* From the fast entries' slow branches (hooks_x86_64.S), and from the unit
+ * tests, which drive the encoder with made-up call sites. */
+__attribute__((visibility("hidden"))) void dc_func_entry_slow(uintptr_t cs, uintptr_t callee,
+                                                              uintptr_t sp) {
+  func_entry_slow(cs, callee, sp, 0);
+}
+__attribute__((visibility("hidden"))) void dc_cyg_func_entry_slow(uintptr_t cs, uintptr_t callee,
+                                                                  uintptr_t sp) {
+  func_entry_slow(cs, callee, sp, 1);
+}
 __attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
                                                          uintptr_t sp) {
-  func_entry(cs, callee, sp, 0);
-}
-__attribute__((visibility("hidden"))) void dc_cyg_func_entry(uintptr_t cs, uintptr_t callee,
-                                                             uintptr_t sp) {
-  func_entry(cs, callee, sp, 1);
+  func_entry_slow(cs, callee, sp, 0);
 }
 
+/* The return hook for what the fast exit (hooks_x86_64.S) leaves: an
+ * encoded top frame (its saved state back), and a raw one whose stack
+ * pointer does not say plainly that it is the exiting frame (the slow
+ * path).  Here too, a known thread with nothing pending; the in_runtime
+ * half of the slow word keeps a signal handler that interrupts a slow path
+ * away from the state. */
 __attribute__((visibility("hidden"))) void dc_func_exit(uintptr_t ra, uintptr_t sp) {
   dc_thread *t = dc_tls; /* (dc_unborn_thread: its slow word is set) */
   dc_frame *const f = t->top - 1;
   /* the top frame is dead (its E below sp) when E + 1 <= sp; at depth 0
    * f is the sentinel, whose E + 1 wraps to 0: an empty stack goes to the
    * slow path without a test of its own */
-  if (dc_unlikely(dc_thread_slow_word(t))) goto slow;
+  if (dc_unlikely(dc_thread_slow_word(t)) || dc_unlikely(dc_frame_raw(f))) goto slow;
   if (dc_unlikely(f->sp + 1 <= sp)) {
     /* The function jumped to the hook after popping its frame (clang and
      * gcc both emit `jmp __tsan_func_exit`: 689 of SQLite's 1814 exits, 42%
@@ -434,7 +442,7 @@ DC_EXPORT void dacce_reencode(void) {
 
 /* ------------------------------------------------------------ statistics */
 static uint64_t thread_calls(const dc_thread *t) {
-  return t->calls + (t->tick & (DC_TICK_PUSH - 1));
+  return t->calls;
 }
 static uint64_t thread_pushes(const dc_thread *t) {
   return t->cc_pushes + (t->tick >> DC_TICK_PUSH_SHIFT);

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "dacce.h"
+#include "hooks_offsets.h"
 
 /* ---------------------------------------------------------------- macros */
 #define dc_likely(x) __builtin_expect(!!(x), 1)
@@ -371,24 +372,36 @@ static inline uint64_t dc_dict_code(const dc_dict *d, uint32_t e) {
 extern _Atomic uint64_t dc_new_edge_pushes; /* pushes over edges newer than the dict */
 
 /* ---------------------------------------------------------------- thread.c */
+/* A frame of the thread's frame stack.  The entry hook only records the
+ * call (a raw frame: call site, callee pc, stack pointer; edge DC_EDGE_RAW);
+ * the call is encoded when a context is captured (dc_materialize), which
+ * turns the raw frames on top of the stack into encoded ones, bottom up.
+ * The encoded frames are always a prefix of the stack, and the thread's
+ * id, node and cc are the encoding of that prefix. */
 typedef struct dc_frame {
-  uint64_t saved_id;     /* encoded state before the call, restored at exit */
+  union {
+    uint64_t saved_id; /* encoded state before the call, restored at exit */
+    uintptr_t cs;      /* raw: the call site (the caller's return address) */
+  };
   union {
     struct {
       uint32_t saved_node; /* = the edge's caller */
       uint32_t saved_cc;
     };
     uint64_t saved_node_cc;
+    uintptr_t callee_pc; /* raw: a pc in the callee (its entry hook's return address) */
   };
   uintptr_t sp;        /* caller's stack pointer at the __tsan_func_entry call */
-  uint32_t edge;       /* edge taken into this frame */
+  uint32_t edge;       /* edge taken into this frame, or DC_EDGE_RAW */
   uint32_t cc;         /* entered over an unencoded edge: the ccStack the entry
                         * pushed, once resolved (0 = not yet; dc_cc_resolve) */
 } dc_frame;
+#define DC_EDGE_RAW 0xffffffffu
+static inline int dc_frame_raw(const dc_frame *f) { return f->edge == DC_EDGE_RAW; }
 
 /* Per-thread two-way cache in front of the global edge table (dc_ecache_set):
- * the hot path's lookup is one multiply, one line, three compares when the
- * edge is in the set's first slot.  Entries also hold
+ * the lookup that encodes a call is one multiply, one line, three compares
+ * when the edge is in the set's first slot.  Entries also hold
  * the edge's code under the thread's dictionary; migration flushes them.
  * (Indexing by a multiplicative hash, not xxHash: this is a cache probed on
  * every call, not a table; the global tables use xxHash.) */
@@ -398,15 +411,12 @@ typedef struct dc_ecache {
   uint64_t add;  /* the call's new id: id + add if encoded, else add (maxID + 1) */
   uint32_t caller, edge;
   uint32_t callee; /* (an encoded call's node_cc is the caller's xor caller ^ callee) */
-  uint32_t tick; /* what the call adds to the thread's tick: DC_TICK_CALL, plus
-                  * DC_TICK_PUSH if unencoded, or DC_TICK_DUE for an edge the
-                  * dictionary does not know (the slow path counts those) */
 } dc_ecache;
-/* A thread's tick counts its calls and ccStack pushes since its last sample
- * of an edge's frequency, in one word, so that a call updates both and tests
- * whether a sample is due in one add and one test: calls in bits 0-8 (the
- * 256th sets DC_TICK_DUE), pushes in bits 16-24.  The slow path folds it
- * into the 64-bit counts at each sample (sample(), encoder.c). */
+/* A thread's tick counts the calls it encoded (dc_materialize) and its
+ * ccStack pushes since its last sample of an edge's frequency, in one word:
+ * calls in bits 0-8 (the 256th sets DC_TICK_DUE), pushes in bits 16-24.
+ * Each sample folds the pushes into the 64-bit count (sample(),
+ * encoder.c). */
 #define DC_TICK_CALL 1u
 #define DC_TICK_DUE 0x100u
 #define DC_TICK_PUSH 0x10000u
@@ -552,7 +562,9 @@ typedef struct dc_thread {
    * set by other threads (DC_PENDING_*) and cleared by the owner. */
   uint32_t in_runtime __attribute__((aligned(8)));
   _Atomic uint32_t pending;
-  uint32_t tick;        /* calls and pushes since the last sample (DC_TICK_*) */
+  dc_frame *limit;      /* frames + cap: a raw push at or past it is slow (grows) */
+  uint64_t calls;       /* calls entered (statistics) */
+  uint32_t tick;        /* edges encoded and pushes since the last sample (DC_TICK_*) */
   uint32_t locks_held;  /* runtime locks held (dc_lock) */
   uint32_t sig_pending; /* signals deferred while in the runtime (intercept_signal.c) */
   uint32_t cap;                 /* frames the frame stack has room for */
@@ -562,7 +574,7 @@ typedef struct dc_thread {
   dc_pcache pcache[1u << DC_PCACHE_BITS];
   rd_thread rd;
   /* statistics (thread-local, summed at exit; calls and pushes also in tick) */
-  uint64_t calls, cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
+  uint64_t cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
   uint32_t exit_rounds; /* thread-specific-data destructor rounds seen at its exit (thread.c) */
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
@@ -597,9 +609,17 @@ _Static_assert(offsetof(dc_thread, node_cc) == offsetof(dc_thread, id) + 8 &&
  * (the count cost them a load, a copy and a shift each, and one more
  * instruction to store). */
 static inline uint32_t dc_depth(const dc_thread *t) { return (uint32_t)(t->top - t->frames); }
-_Static_assert(offsetof(dc_thread, tick) + sizeof(uint32_t) <= 64 &&
+_Static_assert(offsetof(dc_thread, limit) + sizeof(dc_frame *) <= 64 &&
                    offsetof(dc_thread, ctx_handle) < 64,
                "dc_thread_hot_line: the fast paths' fields share the first cache line");
+/* the offsets hooks_x86_64.S uses (hooks_offsets.h) */
+_Static_assert(offsetof(dc_thread, top) == DC_T_TOP && offsetof(dc_thread, ctx_handle) == DC_T_CTX &&
+                   offsetof(dc_thread, in_runtime) == DC_T_SLOW &&
+                   offsetof(dc_thread, limit) == DC_T_LIMIT &&
+                   offsetof(dc_thread, calls) == DC_T_CALLS && sizeof(dc_frame) == DC_F_SIZE &&
+                   offsetof(dc_frame, cs) == DC_F_CS && offsetof(dc_frame, callee_pc) == DC_F_CALLEE &&
+                   offsetof(dc_frame, sp) == DC_F_SP && offsetof(dc_frame, edge) == DC_F_EDGE,
+               "hooks_offsets.h: the assembly hooks' offsets");
 
 /* The edge cache is two-way: a pair of slots per hash, the newer entry
  * first (ecache_fill).  Direct-mapped and of 512 entries, it made a
@@ -812,7 +832,16 @@ void dc_resync_to(dc_thread *t, uintptr_t sp); /* drop frames deeper than sp */
 /* The thread's current context (inline: the detector takes one at the first
  * shadow store after every call and return, and a copy through memory made
  * its caller wait on store forwarding). */
+void dc_materialize_slow(dc_thread *t); /* encoder.c */
+/* Encode the raw frames on top of the thread's frame stack, if any (their
+ * calls' entry hooks only recorded them): then t->id, node and cc are the
+ * context of the whole stack.  At depth 0, top[-1] is the sentinel, which
+ * is not raw. */
+static inline void dc_materialize(dc_thread *t) {
+  if (dc_unlikely(dc_frame_raw(t->top - 1))) dc_materialize_slow(t);
+}
 static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
+  dc_materialize(t);
   if (dc_unlikely(t->dict != atomic_load_explicit(&dc_cur_dict, memory_order_relaxed)) &&
       !t->in_runtime)
     dc_migrate(t);
@@ -820,6 +849,10 @@ static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
                      .thread = t->serial};
 }
 void dc_stats_add_thread(const dc_thread *t);
+/* A signal that interrupted a fast entry hook before it published its
+ * frame: restart the hook when the handler returns (hooks_x86_64.S); uc is
+ * the handler's ucontext. */
+void dc_hook_restart(void *uc);
 /* the name reports give thread serial (pthread_setname_np, AnnotateThreadName,
  * __tsan_set_fiber_name; cut to the record's size) */
 void dc_thread_set_name(uint32_t serial, const char *name);

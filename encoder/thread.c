@@ -128,6 +128,7 @@ static dc_thread *state_alloc(void) {
     t = dc_mmap(sizeof(dc_thread));
     t->cap = FRAME_RESERVE - 1;
     t->frames = t->top = frames_map(FRAME_RESERVE);
+    t->limit = t->frames + t->cap;
     return t;
   }
   /* zero it by giving its pages back: its caches are large and mostly cold.
@@ -139,6 +140,7 @@ static dc_thread *state_alloc(void) {
   if (madvise(t, sizeof *t, MADV_DONTNEED)) dc_memset(t, 0, sizeof *t);
   t->frames = t->top = frames;
   t->cap = cap;
+  t->limit = frames + cap;
   return t;
 }
 
@@ -276,6 +278,7 @@ void dc_thread_grow(dc_thread *t) {
   t->frames = (dc_frame *)p + 1;
   t->top = t->frames + depth;
   t->cap = (uint32_t)(2 * old / sizeof(dc_frame) - 1);
+  t->limit = t->frames + t->cap;
 }
 
 void dc_thread_destroy(dc_thread *t) {
@@ -308,6 +311,7 @@ int dc_after_call(uintptr_t ra) {
  * function's entry (shapes.cc:59 for a thread made at line 70). */
 uintptr_t dc_call_into(const dc_thread *t, uintptr_t pc) {
   if (dc_capture_mode != DC_CAPTURE_DACCE || !dc_depth(t)) return 0;
+  dc_materialize((dc_thread *)t);
   const uintptr_t fn = dc_node_at(t->node)->pc;
   const char *name = dc_symtab_name(fn, 0), *at = dc_symtab_name(pc, 0);
   if (!name || (at && dc_streq(at, name))) return 0;

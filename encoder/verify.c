@@ -24,6 +24,11 @@ static void print_frames(const char *title, const dacce_frame *f, int n) {
 }
 
 void dc_verify(dc_thread *t) {
+  /* the capture first: it encodes the raw frames, whose edges the truth
+   * below is read from (the calls' sites and callees as the hooks saw
+   * them, whatever the encoding made of them) */
+  dacce_ctx c;
+  dc_capture(t, &c);
   uint32_t depth = dc_depth(t);
   size_t bytes = ((size_t)depth + 1) * 2 * sizeof(dacce_frame);
   /* one buffer per thread, grown as needed: verification runs at every event */
@@ -42,8 +47,6 @@ void dc_verify(dc_thread *t) {
     truth[i].function = dc_node_at(e->callee)->pc;
     truth[i].callsite = e->cs;
   }
-  dacce_ctx c;
-  dc_capture(t, &c);
   int n = dc_decode_thread(&c, got, (int)depth + 1);
   int bad = n != (int)depth;
   for (int i = 0; !bad && i < n; i++)

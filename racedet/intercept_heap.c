@@ -162,6 +162,7 @@ static inline uintptr_t caller_pc(dc_thread *t, uintptr_t pc) {
  * called from near the function's own code is its own call: nothing. */
 static int16_t alloc_via(dc_thread *t, uintptr_t pc) {
   if (dc_capture_mode != DC_CAPTURE_DACCE || !dc_depth(t)) return 0;
+  dc_materialize((dc_thread *)t);
   const uintptr_t fn = dc_node_at(t->node)->pc;
   if (dc_likely(pc - fn + (64u << 10) < (128u << 10))) return 0;
   const uintptr_t *w;

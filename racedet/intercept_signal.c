@@ -191,6 +191,9 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
     return;
   }
   run_handler(t, h, sig, info, uc);
+  /* after the handler, which may have moved the pc itself: a fast entry
+   * hook it interrupted before the hook published its frame starts again */
+  dc_hook_restart(uc);
 }
 
 DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {

@@ -279,6 +279,7 @@ static DC_NOINLINE uint32_t ctx_handle_slow(dc_thread *t) {
  * instructions, its frame set up for the miss.) */
 DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
   if (t->ctx_handle) return t->ctx_handle;
+  dc_materialize(t);
   rd_thread *r = &t->rd;
   const dc_dict *d = t->dict;
   if (dc_likely(dc_capture_mode == DC_CAPTURE_DACCE) && dc_likely(!(t->cc & DC_CC_LAZY)) &&

@@ -1,7 +1,8 @@
 /* test_encoding.c: unit tests of the encoding and decoding logic.
  *
- * The tests drive the real hot path (dc_func_entry / dc_func_exit, the same
- * functions the __tsan_func_entry stub jumps to) with synthetic function pcs,
+ * The tests drive the hooks' C paths (dc_func_entry / dc_func_exit, which
+ * do what the assembly fast paths of __tsan_func_entry/exit do, and more)
+ * with synthetic function pcs,
  * call sites and stack pointers, so no instrumented code is needed and every
  * context is known exactly. */
 #include <stdio.h>
@@ -47,7 +48,12 @@ static void ret(sim *s) {
 static void path(sim *s, const char *p) {
   for (; *p; p++) call(s, *p);
 }
+/* Calls are encoded when a context is captured (encoder.c,
+ * dc_materialize), and only then is a new edge discovered: a path that is
+ * unwound is captured first, as a program's would be by its accesses. */
 static void unwind_all(sim *s) {
+  dacce_ctx c;
+  dacce_capture(&c);
   while (s->depth) ret(s);
 }
 
@@ -278,6 +284,10 @@ static void test_lazy_push(void) {
   dacce_get_stats(&st0);
   path(&s, "KL");
   for (int i = 0; i < 20; i++) call(&s, 'L');
+  CHECK(dc_frame_raw(t->top - 1) && t->cc == 0, "the calls are not encoded yet: cc %#x", t->cc);
+  dc_materialize(t);
+  CHECK(!dc_frame_raw(t->top - 1) && dc_depth(t) == 22, "the calls were encoded (depth %u)",
+        dc_depth(t));
   CHECK(t->cc & DC_CC_LAZY, "after 20 recursive calls the ccStack is still lazy: %#x", t->cc);
   char want1[64];
   truth(&s, want1);
@@ -310,15 +320,18 @@ static void test_lazy_push(void) {
         (unsigned long long)(st1.cc_pushes - st0.cc_pushes), pushes);
   /* the sampled ccStack depth counts the lazy pushes too (it does not make
    * them): from just after a sample, K, L, then L->L calls; the 256th call
-   * samples, after the 254th push */
+   * encoded samples, after the 254th push */
   do {
     call(&s, 'K');
+    dc_materialize(t);
     ret(&s);
   } while (t->tick & (DC_TICK_PUSH - 1));
   uint64_t sum0 = t->cc_depth_sum, n0 = t->cc_depth_samples;
   uint32_t nodes0 = atomic_load(&dc_ccnodes.n);
   path(&s, "KL");
   for (int i = 0; i < 300; i++) call(&s, 'L');
+  CHECK(t->cc_depth_samples == n0, "a sample before the calls were encoded");
+  dc_materialize(t);
   CHECK(t->cc_depth_samples - n0 == 1 && t->cc_depth_sum - sum0 == 254,
         "sampled ccStack depth: %llu in %llu samples, expected 254 in 1",
         (unsigned long long)(t->cc_depth_sum - sum0), (unsigned long long)(t->cc_depth_samples - n0));
@@ -393,10 +406,13 @@ static void test_overflow(int max_bits, int levels) {
   sim s;
   sim_init(&s);
   call(&s, 'Z');
-  /* discover all edges: every left and every right branch */
+  /* discover all edges: every left and every right branch (captured, so
+   * that the calls are encoded) */
   diamonds(&s, levels, 0);
+  dc_materialize(dc_cur());
   while (s.depth > 1) ret(&s);
   diamonds(&s, levels, ~0u);
+  dc_materialize(dc_cur());
   while (s.depth > 1) ret(&s);
   dacce_reencode();
   const dc_dict *d = atomic_load(&dc_cur_dict);

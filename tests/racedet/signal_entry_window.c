@@ -1,0 +1,83 @@
+/* signal_entry_window.c: signals that land inside the call hook's fast
+ * path before it publishes its frame (hooks_x86_64.S).  The hook writes the
+ * new frame into the slot above the top first; a handler that arrives then
+ * makes calls of its own, whose frames go into that same slot.  Without the
+ * restart (dc_hook_restart: the interrupted hook starts again when the
+ * handler returns) the hook went on writing its remaining fields over the
+ * handler's: `leaf`'s frame named the handler's call site or its callee
+ * (`in_handler`), a context that never was.
+ *
+ * The main thread calls `leaf` in a loop, and `leaf` writes a variable that
+ * a second thread writes too, so every one of its writes races and takes
+ * its context; a third thread sends the main thread SIGUSR1 as fast as it
+ * can.  Every context of `leaf`'s write is main -> driver -> leaf: one
+ * report, with no frame of the handler's.
+ *
+ * EXPECT: race
+ * EXPECT-COUNT: 1
+ * EXPECT-CURRENT: leaf|other_write driver|other
+ * EXPECT-PREVIOUS: leaf|other_write driver|other
+ * EXPECT-ABSENT: in_handler
+ * EXPECT-STDOUT: done
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
+static pthread_t target;
+static _Atomic int stop;
+long shared; /* (not static: a store to a static nobody reads is no store) */
+static volatile long sink;
+static _Atomic long delivered;
+
+__attribute__((noinline)) void in_handler(int n) { sink += n; }
+
+static void on_signal(int sig) {
+  in_handler(sig);
+  delivered++;
+}
+
+__attribute__((noinline)) void leaf(long i) { shared = i; }
+
+__attribute__((noinline)) void driver(long n) {
+  for (long i = 0; i < n; i++) leaf(i);
+}
+
+__attribute__((noinline)) void other_write(long i) { shared = -i; }
+
+static void *other(void *arg) {
+  (void)arg;
+  for (long i = 0; !stop; i++) other_write(i);
+  return 0;
+}
+
+static void *sender(void *arg) {
+  (void)arg;
+  while (!stop) pthread_kill(target, SIGUSR1);
+  return 0;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, 0);
+  target = pthread_self();
+  pthread_t o, s;
+  pthread_create(&o, 0, other, 0);
+  pthread_create(&s, 0, sender, 0);
+  const double end = now() + 2.0;
+  while (now() < end) driver(1000);
+  stop = 1;
+  pthread_join(o, 0);
+  pthread_join(s, 0);
+  printf("done (%ld signals)\n", (long)delivered);
+  return 0;
+}
