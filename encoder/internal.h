@@ -587,7 +587,7 @@ typedef struct dc_thread {
    * signal, the trampoline's frame, which a longjmp or a catch above it
    * leaves (dc_sig_resync), and the pc the signal interrupted (from its
    * ucontext; 0: not known), which the contexts of the handler's accesses
-   * keep for their reports (racedet/rd_thread.c, rd_signal_entered) */
+   * keep for their reports (racedet/rd_thread.c, handle_of) */
   int sig_no[DC_SIG_NEST];
   uintptr_t sig_sp[DC_SIG_NEST];
   uintptr_t sig_pc[DC_SIG_NEST];

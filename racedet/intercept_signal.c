@@ -90,7 +90,6 @@ static void run_handler(dc_thread *t, const handler_rec *h, int sig, siginfo_t *
   }
   const int watch = !errno_exempt(t, sig), before = errno;
   t->sig_depth = d + 1;
-  rd_signal_entered(t);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   call_handler(h, sig, info, uc);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -322,10 +322,6 @@ typedef struct rd_sigpcs {
   uintptr_t pc[DC_SIG_NEST];
 } rd_sigpcs;
 const rd_sigpcs *rd_sigpcs_get(uint32_t id);
-/* A handler begins on thread t (its sig_depth and sig_pc[] are set): the
- * contexts the thread interns from now on name its signal's pc, and none
- * it cached before (a handler's own, from an earlier signal) is used. */
-void rd_signal_entered(dc_thread *t);
 /* The context's entry in its thread's table of sites (site.c). */
 void rd_ctx_set_cidx(uint32_t handle, uint32_t cidx);
 /* Is entry cidx of the thread's current table of sites context ctx's (of

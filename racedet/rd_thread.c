@@ -155,14 +155,6 @@ static uint32_t sig_of(const dc_thread *t) {
   return hcons_get(&sigs, &k, sizeof k, sig_hash(&k), sig_eq);
 }
 
-void rd_signal_entered(dc_thread *t) {
-  rd_thread *r = &t->rd;
-  /* the handler's contexts were cached with the pcs of an earlier signal
-   * (the cache is keyed by what the encoder keeps, which the pc is not) */
-  dc_memset(r->ictx, 0, sizeof r->ictx);
-  r->site_e = 0;
-}
-
 /* The shared part of the thread's context (c: its timestamp), as last
  * made, or interned. */
 static uint32_t aux_of(dc_thread *t, const dacce_ctx *c) {
@@ -238,6 +230,19 @@ uint32_t rd_lockset_now(rd_thread *r) {
 static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   rd_thread *r = &t->rd;
   rd_lockset_now(r);
+  /* A signal handler's contexts carry the pcs its signal interrupted, which
+   * the per-thread cache of contexts is not keyed by: while a handler runs
+   * (sig_depth), this and rd_ctx_handle leave the cache alone.  A handler's
+   * entry emptied it before, and a handler that came while the code it
+   * interrupted was between its lookup here and its read of the entry's
+   * handle made that code take handle 0 for its context, and its report say
+   * "context could not be decoded" (one run in fifteen of
+   * tests/racedet/signal_entry_window.c's first version, with the eager
+   * encoder too). */
+  if (dc_unlikely(t->sig_depth)) {
+    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(t, &c), 0};
+    return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
+  }
   const uint64_t node_cc = DC_NODE_CC(c.node, c.cc), ts_locks = c.ts | (uint64_t)r->lockset << 32;
   rd_ictx *e = ictx_of(r, c.id, node_cc, r->lockset);
   /* the entry also keeps the context's entry in the table of sites, which
@@ -283,7 +288,7 @@ DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
   rd_thread *r = &t->rd;
   const dc_dict *d = t->dict;
   if (dc_likely(dc_capture_mode == DC_CAPTURE_DACCE) && dc_likely(!(t->cc & DC_CC_LAZY)) &&
-      dc_likely(!r->lockset_dirty) &&
+      dc_likely(!r->lockset_dirty) && dc_likely(!t->sig_depth) &&
       dc_likely(d == atomic_load_explicit(&dc_cur_dict, memory_order_relaxed))) {
     const uint64_t id = t->id, node_cc = t->node_cc;
     rd_ictx *e = ictx_of(r, id, node_cc, r->lockset);
