@@ -202,7 +202,10 @@ DC_NOINLINE static dc_ecache *ecache_fill(dc_thread *t, dc_ecache *set, uintptr_
   c->caller = t->node;
   c->edge = e;
   c->callee = dc_edge_at(e)->callee;
-  c->add = code == DC_UNENCODED ? d->max_id + 1 : code; /* (an edge new to d: unencoded) */
+  c->add = code == DC_UNENCODED ? d->max_id + 1 : code;
+  c->tick = e >= d->n_edges      ? DC_TICK_NEW
+            : code == DC_UNENCODED ? DC_TICK_CALL + DC_TICK_PUSH
+                                   : DC_TICK_CALL;
   return c;
 }
 
@@ -292,17 +295,22 @@ DC_NOINLINE void dc_materialize_slow(dc_thread *t) {
   dc_enter(t);
   dc_frame *f = t->top;
   while (f > t->frames && dc_frame_raw(f - 1)) f--;
-  if (dc_unlikely(stale_dict(t))) dc_migrate(t);
+  /* (under the thread's dictionary, current or not: the edge cache holds its
+   * codes, and a migration re-derives the frames encoded here, as it does
+   * the others; dc_capture migrates) */
   for (; f < t->top; f++) {
     const uintptr_t cs = f->cs, callee = f->callee_pc;
     dc_ecache *set = dc_ecache_set(t, cs, callee), *c = dc_ecache_hit(set, cs, callee, t->node);
     if (dc_unlikely(!c)) c = ecache_fill(t, set, cs, callee);
-    const uint32_t e = c->edge;
-    const int push = dc_dict_code(t->dict, e) == DC_UNENCODED;
-    encode_frame(t, c, f, push);
-    t->tick += DC_TICK_CALL + (push ? DC_TICK_PUSH : 0);
-    if (dc_unlikely(e >= t->dict->n_edges)) new_edge_push();
-    if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, e);
+    const uint32_t tick = c->tick;
+    encode_frame(t, c, f, tick != DC_TICK_CALL);
+    if (dc_unlikely(tick == DC_TICK_NEW)) { /* an edge new to the dictionary: unencoded */
+      t->tick += DC_TICK_CALL + DC_TICK_PUSH;
+      new_edge_push();
+    } else {
+      t->tick += tick;
+    }
+    if (dc_unlikely(t->tick & DC_TICK_DUE)) sample(t, c->edge);
   }
   dc_leave(t);
 }

@@ -411,6 +411,9 @@ typedef struct dc_ecache {
   uint64_t add;  /* the call's new id: id + add if encoded, else add (maxID + 1) */
   uint32_t caller, edge;
   uint32_t callee; /* (an encoded call's node_cc is the caller's xor caller ^ callee) */
+  uint32_t tick; /* what encoding the call adds to the thread's tick: DC_TICK_CALL,
+                  * plus DC_TICK_PUSH if unencoded; DC_TICK_NEW for an edge the
+                  * dictionary does not know (unencoded, and counted) */
 } dc_ecache;
 /* A thread's tick counts the calls it encoded (dc_materialize) and its
  * ccStack pushes since its last sample of an edge's frequency, in one word:
@@ -421,6 +424,7 @@ typedef struct dc_ecache {
 #define DC_TICK_DUE 0x100u
 #define DC_TICK_PUSH 0x10000u
 #define DC_TICK_PUSH_SHIFT 16
+#define DC_TICK_NEW 0x1000000u /* (only in dc_ecache.tick) */
 
 /* ---------------------------------------------------------------- racedet */
 typedef struct rd_vc {

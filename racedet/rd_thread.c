@@ -282,9 +282,7 @@ static DC_NOINLINE uint32_t ctx_handle_slow(dc_thread *t) {
  * would find nothing to do), three 64-bit compares.  (Built as handle_of's
  * copy of the dacce_ctx, with five 32-bit compares, it took 86
  * instructions, its frame set up for the miss.) */
-DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
-  if (t->ctx_handle) return t->ctx_handle;
-  dc_materialize(t);
+static inline uint32_t ctx_handle_now(dc_thread *t) {
   rd_thread *r = &t->rd;
   const dc_dict *d = t->dict;
   if (dc_likely(dc_capture_mode == DC_CAPTURE_DACCE) && dc_likely(!(t->cc & DC_CC_LAZY)) &&
@@ -301,6 +299,19 @@ DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
     }
   }
   return ctx_handle_slow(t);
+}
+
+/* Calls not encoded yet (encoder/internal.h, dc_materialize) are encoded
+ * first, in a copy of its own, so that the hit keeps no frame. */
+static DC_NOINLINE uint32_t ctx_handle_raw(dc_thread *t) {
+  dc_materialize_slow(t);
+  return ctx_handle_now(t);
+}
+
+DC_NOINLINE uint32_t rd_ctx_handle(dc_thread *t) {
+  if (t->ctx_handle) return t->ctx_handle;
+  if (dc_unlikely(dc_frame_raw(t->top - 1))) return ctx_handle_raw(t);
+  return ctx_handle_now(t);
 }
 
 uint32_t rd_ctx_intern(dc_thread *t, const dacce_ctx *c) { return handle_of(t, *c); }
