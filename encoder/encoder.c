@@ -1,10 +1,11 @@
 /* encoder.c: the per-thread encoding state machine.
  *
- * Hot path (dc_func_entry / dc_func_exit, reached from the assembly stubs in
- * hooks_x86_64.S with the caller's stack pointer): one TLS load, one
- * stack-pointer compare, one hash lookup of the edge, one add.  Everything
- * rare (new edges, ccStack pushes, migration, resync, verification) is a
- * separate noinline function.
+ * The hooks' fast paths are in hooks_x86_64.S: a raw frame pushed at a call
+ * and popped at its return (one TLS load, one stack-pointer compare, four
+ * stores).  A call is encoded when a context is captured above it
+ * (dc_materialize_slow: one hash lookup of the edge, one add).  Here are
+ * the C paths for everything else (an encoded frame's return, new edges,
+ * ccStack pushes, migration, resync, verification).
  *
  * The frame stack is the truth the encoding must agree with.  It is kept
  * honest by the stack pointer, because tail calls, longjmp and exceptions

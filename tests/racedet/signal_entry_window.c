@@ -30,12 +30,10 @@
  * EXPECT-ABSENT: in_handler quiet on_signal
  * EXPECT-STDOUT: done
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <time.h>
 
-static pthread_t target;
+#include "signal_storm.h"
+
 static _Atomic int stop;
 long shared; /* (not static: a store to a static nobody reads is no store) */
 static volatile long sink;
@@ -69,32 +67,15 @@ static void *other(void *arg) {
   return 0;
 }
 
-static void *sender(void *arg) {
-  (void)arg;
-  while (!stop) pthread_kill(target, SIGUSR1);
-  return 0;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(void) {
-  struct sigaction sa = {0};
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &sa, 0);
-  target = pthread_self();
-  pthread_t o, s;
+  pthread_t o;
   pthread_create(&o, 0, other, 0);
-  pthread_create(&s, 0, sender, 0);
-  const double end = now() + 2.0;
-  while (now() < end) driver(1000);
+  storm_begin(on_signal, 0);
+  const double end = storm_now() + 2.0;
+  while (storm_now() < end) driver(1000);
+  storm_end();
   stop = 1;
   pthread_join(o, 0);
-  pthread_join(s, 0);
   printf("done (%ld signals)\n", (long)delivered);
   return 0;
 }

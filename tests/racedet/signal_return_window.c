@@ -18,14 +18,11 @@
  * EXPECT-CURRENT: on_signal main
  * EXPECT-STDOUT: done
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static pthread_t target;
-static _Atomic int stop;
+#include "signal_storm.h"
+
 static volatile long sink;
 static _Atomic long delivered;
 static char *volatile kept;
@@ -43,36 +40,13 @@ static void on_signal(int sig) {
   delivered++;
 }
 
-static void *sender(void *arg) {
-  (void)arg;
-  while (!stop) {
-    pthread_kill(target, SIGUSR1);
-    for (volatile int i = 0; i < 300; i++) {
-    }
-  }
-  return 0;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(void) {
-  struct sigaction sa = {0};
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &sa, 0);
-  target = pthread_self();
-  pthread_t s;
-  pthread_create(&s, 0, sender, 0);
+  storm_begin(on_signal, 300);
   long sum = 0;
-  const double end = now() + 3.0;
-  while (now() < end)
+  const double end = storm_now() + 3.0;
+  while (storm_now() < end)
     for (int i = 0; i < 1000; i++) sum += down(i % 24);
-  stop = 1;
-  pthread_join(s, 0);
+  storm_end();
   printf("done (%ld signals)\n", (long)delivered);
   return sum ? 0 : 1;
 }
