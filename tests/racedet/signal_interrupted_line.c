@@ -46,17 +46,23 @@ static void on_usr1(int sig) {
   __atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
 }
 
-/* (the loops' counts differ, so that no compiler merges them) */
+/* (the loops' counts differ, so that no compiler merges them; each runs
+ * about 60 ms, long against main's 5 ms wait: with 20 million turns, about
+ * 6 ms, a loop could end before the signal came, and the signal then
+ * landed between two loops, in the worker's atomic load of phase: a
+ * second report, its interrupted line not one of the loops'.  Seen on a
+ * loaded machine in one of 40 runs made two at a time, with a32af63's
+ * runtime too, and in one run of the whole suite) */
 __attribute__((noinline)) static void crunch(void) {
   for (;;) {
     const int p = __atomic_load_n(&phase, __ATOMIC_RELAXED);
     __atomic_store_n(&beat, p, __ATOMIC_RELEASE); /* a new epoch for each handler */
     if (p == 0)
-      __asm__ volatile("mov $20000000, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc");
+      __asm__ volatile("mov $200000000, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc");
     else if (p == 1)
-      __asm__ volatile("mov $20000001, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc"); /* INTERRUPTED-HERE */
+      __asm__ volatile("mov $200000001, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc"); /* INTERRUPTED-HERE */
     else if (p == 2)
-      __asm__ volatile("mov $20000002, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc"); /* INTERRUPTED-HERE */
+      __asm__ volatile("mov $200000002, %%ecx\n1: dec %%ecx\njnz 1b" ::: "ecx", "cc"); /* INTERRUPTED-HERE */
     else
       return;
   }
