@@ -853,9 +853,9 @@ static inline void dc_capture(dc_thread *t, dacce_ctx *out) {
                      .thread = t->serial};
 }
 void dc_stats_add_thread(const dc_thread *t);
-/* A signal that interrupted a fast entry hook before it published its
- * frame: restart the hook when the handler returns (hooks_x86_64.S); uc is
- * the handler's ucontext. */
+/* A signal that interrupted a fast call or return hook before its one
+ * publishing store: the hook starts again when the handler returns
+ * (hooks_x86_64.S); uc is the handler's ucontext. */
 void dc_hook_restart(void *uc);
 /* the name reports give thread serial (pthread_setname_np, AnnotateThreadName,
  * __tsan_set_fiber_name; cut to the record's size) */

@@ -190,8 +190,9 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
     return;
   }
   run_handler(t, h, sig, info, uc);
-  /* after the handler, which may have moved the pc itself: a fast entry
-   * hook it interrupted before the hook published its frame starts again */
+  /* after the handler, which may have moved the pc itself: a fast call or
+   * return hook it interrupted before the hook's publishing store starts
+   * again */
   dc_hook_restart(uc);
 }
 
