@@ -381,19 +381,15 @@ void dc_hook_restart(void *uc) {
       *rip = (greg_t)(uintptr_t)window[i][0];
 }
 
-/* From the fast entries' slow branches (hooks_x86_64.S), and from the unit
- * tests, which drive the encoder with made-up call sites. */
-__attribute__((visibility("hidden"))) void dc_func_entry_slow(uintptr_t cs, uintptr_t callee,
-                                                              uintptr_t sp) {
-  func_entry_slow(cs, callee, sp, 0);
-}
-__attribute__((visibility("hidden"))) void dc_cyg_func_entry_slow(uintptr_t cs, uintptr_t callee,
-                                                                  uintptr_t sp) {
-  func_entry_slow(cs, callee, sp, 1);
-}
+/* From the fast entries' slow branches (hooks_x86_64.S), and (dc_func_entry)
+ * from the unit tests, which drive the encoder with made-up call sites. */
 __attribute__((visibility("hidden"))) void dc_func_entry(uintptr_t cs, uintptr_t callee,
                                                          uintptr_t sp) {
   func_entry_slow(cs, callee, sp, 0);
+}
+__attribute__((visibility("hidden"))) void dc_cyg_func_entry(uintptr_t cs, uintptr_t callee,
+                                                             uintptr_t sp) {
+  func_entry_slow(cs, callee, sp, 1);
 }
 
 /* The return hook for what the fast exit (hooks_x86_64.S) leaves: an

@@ -11,9 +11,9 @@
  * what ThreadSanitizer's do.  The fast exit pops a raw frame.  Everything
  * else goes to C, with the caller's stack pointer added:
  *
- *   __tsan_func_entry(cs)          -> dc_func_entry_slow(cs, callee_pc, sp)
+ *   __tsan_func_entry(cs)          -> dc_func_entry(cs, callee_pc, sp)
  *   __tsan_func_exit()             -> dc_func_exit(ra, sp)
- *   __cyg_profile_func_enter(f,cs) -> dc_cyg_func_entry_slow(cs, f, sp)
+ *   __cyg_profile_func_enter(f,cs) -> dc_cyg_func_entry(cs, f, sp)
  *   __cyg_profile_func_exit(f,cs)  -> as __tsan_func_exit
  *   __cxa_begin_catch(exc)         -> dc_cxa_begin_catch(exc, sp)
  *
@@ -72,9 +72,9 @@ STUB(name)                                                \
         .size name, .-name
 
 FAST_ENTRY(__tsan_func_entry, dc_hook_entry_start, dc_hook_entry_publish, movq (%rsp) COMMA %rsi, %rdi, %rsi, jae,
-           movq (%rsp) COMMA %rsi, dc_func_entry_slow)
+           movq (%rsp) COMMA %rsi, dc_func_entry)
 FAST_ENTRY(__cyg_profile_func_enter, dc_hook_cyg_start, dc_hook_cyg_publish, , %rsi, %rdi, ja,
-           xchgq %rdi COMMA %rsi, dc_cyg_func_entry_slow)
+           xchgq %rdi COMMA %rsi, dc_cyg_func_entry)
 
 /* The fast exit pops a raw top frame (the call was never encoded: nothing
  * to restore, and ctx_handle is 0 since the entry, as no context was taken

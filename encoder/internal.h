@@ -622,7 +622,8 @@ _Static_assert(offsetof(dc_thread, top) == DC_T_TOP && offsetof(dc_thread, ctx_h
                    offsetof(dc_thread, limit) == DC_T_LIMIT &&
                    offsetof(dc_thread, calls) == DC_T_CALLS && sizeof(dc_frame) == DC_F_SIZE &&
                    offsetof(dc_frame, cs) == DC_F_CS && offsetof(dc_frame, callee_pc) == DC_F_CALLEE &&
-                   offsetof(dc_frame, sp) == DC_F_SP && offsetof(dc_frame, edge) == DC_F_EDGE,
+                   offsetof(dc_frame, sp) == DC_F_SP && offsetof(dc_frame, edge) == DC_F_EDGE &&
+                   DC_EDGE_RAW == DC_EDGE_RAW_ASM,
                "hooks_offsets.h: the assembly hooks' offsets");
 
 /* The edge cache is two-way: a pair of slots per hash, the newer entry

@@ -226,6 +226,12 @@ uint32_t rd_lockset_now(rd_thread *r) {
   return r->lockset;
 }
 
+/* Context c's record in the global table, under the thread's held set. */
+static uint32_t intern_ctx(dc_thread *t, const dacce_ctx *c) {
+  const rd_ctxrec k = {c->id, c->node, c->cc, aux_of(t, c), 0};
+  return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
+}
+
 /* The held set, then the per-thread cache, then the global table. */
 static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
   rd_thread *r = &t->rd;
@@ -239,21 +245,15 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
    * "context could not be decoded" (one run in fifteen of
    * tests/racedet/signal_entry_window.c's first version, with the eager
    * encoder too). */
-  if (dc_unlikely(t->sig_depth)) {
-    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(t, &c), 0};
-    return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
-  }
+  if (dc_unlikely(t->sig_depth)) return intern_ctx(t, &c);
   const uint64_t node_cc = DC_NODE_CC(c.node, c.cc), ts_locks = c.ts | (uint64_t)r->lockset << 32;
   rd_ictx *e = ictx_of(r, c.id, node_cc, r->lockset);
   /* the entry also keeps the context's entry in the table of sites, which
    * the first store of the invocation then finds here (site.c) */
   r->site_e = e;
-  if (!ictx_is(e, c.id, node_cc, ts_locks)) {
-    const rd_ctxrec k = {c.id, c.node, c.cc, aux_of(t, &c), 0};
+  if (!ictx_is(e, c.id, node_cc, ts_locks))
     /* no entry of a table of sites yet (0: none, as slot records start at 1) */
-    *e = (rd_ictx){c.id, node_cc, ts_locks, hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq),
-                   0, 0};
-  }
+    *e = (rd_ictx){c.id, node_cc, ts_locks, intern_ctx(t, &c), 0, 0};
   if (e->cinc != r->inc) { /* the record may have it (an entry made in this incarnation) */
     const uint32_t cidx =
         __atomic_load_n(&((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx, __ATOMIC_RELAXED);
