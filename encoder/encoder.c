@@ -41,6 +41,7 @@ void rd_init(void);
 uint64_t rd_reports_count(void);
 void rd_report_leaks(void); /* racedet/thread_end.c */
 void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken); /* rd_thread.c */
+uint64_t rd_taken_back(void); /* rd_thread.c */
 int rd_reports_unseen(void);
 int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
@@ -512,6 +513,8 @@ static void print_stats(void) {
   if (taken)
     dc_printf("==dacce==   thread slots taken over from threads that ended unseen %llu\n",
               (unsigned long long)taken);
+  const uint64_t back = rd_taken_back();
+  if (back) dc_printf("==dacce==   releases taken back %llu\n", (unsigned long long)back);
   if (dc_opt.verify)
     dc_printf("==dacce==   verified contexts %llu  mismatches %llu\n",
               (unsigned long long)s.verified, (unsigned long long)s.mismatches);

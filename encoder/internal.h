@@ -478,6 +478,9 @@ typedef struct rd_thread {
   uint32_t slotless, has_slot;
   uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
   uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */
+  /* releases that count: one more at each (rd_tick) and at a new slot, one
+   * less for a release taken back (racedet/sync.c); and how many were */
+  uint64_t pubs, taken_back;
   uint32_t floor_due; /* releases or cells found short since rd_floor_update (floor.c) */
   /* the current incarnation (rd_thread.c): its slot record and its table of
    * sites' contexts (site.c), with this thread's private index of it

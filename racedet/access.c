@@ -978,6 +978,7 @@ int rd_atomic_post(rd_sync *s, uintptr_t addr, unsigned size, int kind, int mo, 
   }
   int released = 0;
   if (s) {
+    rd_sync_touched(s); /* (sync.c: no release into it is taken back) */
     if (kind != RD_STORE) {
       if (is_acquire(mo))
         rd_vc_join(&r->vc, &s->vc);

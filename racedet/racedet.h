@@ -184,6 +184,10 @@ void rd_vc_free(rd_vc *v);
 static inline uint32_t rd_vc_get(const rd_vc *v, uint32_t tid) { return tid < v->n ? v->c[tid] : 0; }
 
 /* ------------------------------------------------------------ threads (rd_thread.c) */
+/* the thread state whose detector state r is */
+static inline dc_thread *rd_owner(rd_thread *r) {
+  return (dc_thread *)(void *)((char *)r - offsetof(dc_thread, rd));
+}
 /* The interned handle of the calling thread's current context. */
 uint32_t rd_ctx_handle(dc_thread *t);
 rd_thread *rd_cur(void);         /* detector state of the calling thread */
@@ -196,6 +200,8 @@ uint32_t rd_slot_serial(uint32_t tid, uint32_t ext);
 /* Slots reclaimed so far (generations begun), sweeps of the shadow, the
  * cells they cleared, and slots taken over from threads that ended unseen. */
 void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken);
+/* Releases taken back (sync.c) by the threads that ended and this one. */
+uint64_t rd_taken_back(void);
 /* advance own epoch (after a release); a thread whose slot has no epochs
  * left moves to another slot */
 void rd_tick(rd_thread *r);
@@ -350,11 +356,20 @@ typedef struct rd_sync {
   int creation_known; /* a lock: its creation site is recorded (sync.c) */
   int in_graph;       /* a node of the lock-order graph (deadlock.c) */
   uint64_t uid;       /* this object, never reused: the graph's name for it */
+  /* The last release into vc, for the releaser to take back when it takes
+   * the lock again and nothing read or wrote vc in between (sync.c,
+   * take_back): its thread (serial), its count of releases (pubs) and its floorw from
+   * before it; rel_live: nothing has since. */
+  uint32_t rel_serial, rel_live;
+  uint64_t rel_pubs, rel_floorw;
 } rd_sync;
 /* returned locked, or 0 when there is none; with create, made if need be
  * and marked as changing (seq odd until unlocked) */
 rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
+/* (locked) its clock was read or written other than by a lock's release
+ * and acquire: no release into it is taken back (sync.c) */
+void rd_sync_touched(rd_sync *s);
 /* An atomic load's lookup: the object, locked, or 0 and what
  * rd_sync_none_since (after the load) needs to tell whether one was made
  * meanwhile. */

@@ -318,9 +318,6 @@ uint32_t rd_ctx_intern(dc_thread *t, const dacce_ctx *c) { return handle_of(t, *
 
 rd_thread *rd_cur(void) { return &dc_cur()->rd; }
 
-static inline dc_thread *thread_of(rd_thread *r) {
-  return (dc_thread *)(void *)((char *)r - offsetof(dc_thread, rd));
-}
 static void move_slot(rd_thread *r);
 static uint32_t slot_epochs = SH_MAX_EPOCH; /* the last epoch of a slot (option slot_epochs) */
 
@@ -339,6 +336,7 @@ static void advance(rd_thread *r) {
  * its accesses from now on (sh_covers). */
 void rd_tick(rd_thread *r) {
   advance(r);
+  r->pubs++;
   r->floorw = sh_self(0, r->epoch);
   rd_floor_count(r);
 }
@@ -577,7 +575,7 @@ static void begin_incarnation(rd_thread *r) {
   uint32_t i = atomic_load_explicit(&slot_recs.n, memory_order_relaxed);
   if (i >= DC_MAX_THREADS) dc_die("dacce: too many threads\n");
   *(slot_rec *)dc_vec_at(&slot_recs, i) =
-      (slot_rec){rd_ext_of(r->tid, r->epoch), thread_of(r)->serial,
+      (slot_rec){rd_ext_of(r->tid, r->epoch), rd_owner(r)->serial,
                  atomic_load_explicit(&slot_head[r->tid], memory_order_relaxed), s};
   atomic_store_explicit(&slot_recs.n, i + 1, memory_order_release);
   atomic_store_explicit(&slot_head[r->tid], i, memory_order_release);
@@ -629,6 +627,7 @@ static void set_epoch(rd_thread *r, uint32_t ext) {
   r->vc.c[r->tid] = ext;
   r->self = sh_self(r->tid, r->epoch);
   r->floorw = sh_self(0, r->epoch);
+  r->pubs++; /* nothing from the slot before is taken back (sync.c) */
 }
 
 /* Take a slot with the clock start as the creator's (for a thread moving
@@ -713,8 +712,15 @@ void rd_thread_start(dc_thread *t) {
 /* The thread's end was released (thread_end.c): that was its last epoch,
  * the one before its current one (the release ticked).  Here its clocks go
  * and its slot is freed. */
+static _Atomic uint64_t taken_back_ended; /* by threads that ended */
+
+uint64_t rd_taken_back(void) {
+  return atomic_load_explicit(&taken_back_ended, memory_order_relaxed) + dc_cur()->rd.taken_back;
+}
+
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
+  atomic_fetch_add_explicit(&taken_back_ended, r->taken_back, memory_order_relaxed);
   /* (a slotless thread kept its slot at the epoch it stopped at) */
   if (!r->disabled && r->has_slot)
     slot_release(r->tid, rd_ext_of(r->tid, r->slotless ? r->epoch : r->epoch - 1));

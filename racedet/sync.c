@@ -204,12 +204,68 @@ static int active(rd_thread **r) {
   return !(*r)->ignore_sync && !(*r)->disabled;
 }
 
+/* ------------------------------------------------------------ releases taken back
+ * A release starts a new epoch, and the thread's cells from before it no
+ * longer cover its accesses (shadow.h, sh_covers): each location it touches
+ * again costs the slow path, a store and often a site.  A program that
+ * takes and drops a lock around every call into a library (SQLite in
+ * serialized mode: a lock per connection, held for each API call) pays
+ * that for nearly every access, though nobody else ever takes that lock.
+ *
+ * What makes the old cells stale is only that some clock may hold the
+ * release's epoch: an observer whose clock holds it sees the cells before
+ * the release as ordered before itself, and not those after.  A release
+ * into a lock's clock that nobody acquired, taken again by the releaser
+ * itself, could still be seen later only by reading that clock before the
+ * releaser's next release into it, which the lock itself rules out: every
+ * later holder gets the next release's epoch, which covers every access
+ * until then.  So when the releaser takes the lock again, the release is
+ * the thread's last one that counts (its count of releases, pubs, is one
+ * past the one recorded), and nothing read or wrote the lock's clock in
+ * between (rel_live), the release is taken back: the thread's floor goes
+ * back to what it was before it, and its cells since then cover again.
+ * The epoch itself goes on (cells stored since carry the new one, and
+ * clocks only grow).  Releases are taken back last first: taking one back
+ * makes the one before it the last again.
+ *
+ * Anything else that reads the lock's clock (another thread's acquire of
+ * any kind, an atomic operation on its address) or writes it clears
+ * rel_live first.  What remains is a reader of the clock that comes after
+ * the release was taken back and before the next one, while the releaser
+ * holds the lock: a program that acquires a held mutex by annotation
+ * (__tsan_acquire) or reads its word atomically.  It gets the released
+ * epoch, and may then miss a race with an access of the holder that an
+ * older cell covered. */
+static inline void seen_by(rd_sync *s, const rd_thread *r) {
+  if (s->rel_serial != rd_owner((rd_thread *)r)->serial) s->rel_live = 0;
+}
+
+/* a release into s's writers' clock (as_reader: its readers') */
+static inline void released_into(rd_sync *s, rd_thread *r, int as_reader) {
+  s->rel_serial = rd_owner(r)->serial;
+  s->rel_live = !as_reader && r->has_slot && !r->slotless && s->rel_serial != UINT32_MAX;
+  s->rel_pubs = r->pubs;
+  s->rel_floorw = r->floorw;
+}
+
+/* r takes the lock s: its last release, if into s and unseen, is taken back */
+static inline void take_back(rd_sync *s, rd_thread *r) {
+  if (!s->rel_live || s->rel_serial != rd_owner(r)->serial || r->pubs != s->rel_pubs + 1) return;
+  s->rel_live = 0;
+  r->pubs = s->rel_pubs;
+  r->floorw = s->rel_floorw;
+  r->taken_back++;
+}
+
+void rd_sync_touched(rd_sync *s) { s->rel_live = 0; }
+
 /* The thread's clock joins the object's (writers') clock. */
 void rd_acquire(uintptr_t addr) {
   rd_thread *r;
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 0);
   if (!s) return;
+  seen_by(s, r);
   rd_vc_join(&r->vc, &s->vc);
   rd_sync_unlock(s);
 }
@@ -220,6 +276,7 @@ static void release(uintptr_t addr, int as_reader) {
   rd_thread *r;
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 1);
+  released_into(s, r, as_reader);
   rd_vc_join(as_reader ? &s->rvc : &s->vc, &r->vc);
   rd_sync_unlock(s);
   rd_tick(r);
@@ -231,6 +288,8 @@ void rd_lock_acquired(uintptr_t m, int as_reader, int with_readers, uintptr_t pc
   uint32_t ctx = 0;
   if (active(&r)) {
     rd_sync *s = rd_sync_get(m, 1);
+    seen_by(s, r);
+    if (!as_reader) take_back(s, r);
     rd_vc_join(&r->vc, &s->vc);
     if (with_readers) rd_vc_join(&r->vc, &s->rvc);
     const int first = !s->creation_known;
