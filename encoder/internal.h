@@ -481,6 +481,7 @@ typedef struct rd_thread {
   /* releases that count: one more at each (rd_tick) and at a new slot, one
    * less for a release taken back (racedet/sync.c); and how many were */
   uint64_t pubs, taken_back;
+  uint64_t incw;      /* the first epoch of the current incarnation, as floorw is */
   uint32_t floor_due; /* releases or cells found short since rd_floor_update (floor.c) */
   /* the current incarnation (rd_thread.c): its slot record and its table of
    * sites' contexts (site.c), with this thread's private index of it

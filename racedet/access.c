@@ -740,15 +740,35 @@ DC_INLINE void refresh_or_check(dc_thread *t, sh_granule *g, uintptr_t addr, uin
 
 /* What the inline check left (rd_access_more): the inline check looked for
  * a plane-A cell of the current epoch; where the thread's epoch moved since
- * its last release (a new table of sites), cells of the earlier ones still
- * cover (sh_covers), and a program with many contexts renews often enough
- * that losing them cost mergesort 20% more instructions (a full check for
- * each location again).  That case is a function of its own
- * (more_renewed): inline, its registers made the common one save and
- * restore one on every call. */
+ * its last release (a new table of sites, a release taken back: sync.c),
+ * cells of the earlier ones still cover (sh_covers), and a program with
+ * many contexts renews often enough that losing them cost mergesort 20%
+ * more instructions (a full check for each location again).  That case is
+ * a function of its own (more_renewed): inline, its registers made the
+ * common one save and restore one on every call.
+ * A plane-A cell that covers is moved to the current epoch (the thread's
+ * epochs since the floor are interchangeable: sh_covers), so
+ * that the thread's next accesses there pass the inline check; only within
+ * the incarnation (incw), whose table of sites names the cell's site.  The
+ * exchange is a compare-and-swap, which leaves a cell that changed since
+ * it was read as it is.  SQLite at size 500, whose releases are mostly
+ * taken back: 3.05 million calls here, 1.49 million with the move, and
+ * 1.041 -> 0.971 G instructions in all. */
 static DC_NOINLINE void more_renewed(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                                      uintptr_t pc) {
-  const int b = sh_recorded_b(g, cur, t->rd.floorw);
+  const rd_thread *r = &t->rd;
+#pragma GCC unroll 2
+  for (int i = 0; i < SH_CELLS_A; i++) {
+    uint64_t p = sh_load(&g->c[i]);
+    if (sh_covers(p, cur, r->floorw)) {
+      if (p >= r->incw)
+        atomic_compare_exchange_strong_explicit(&g->c[i].w, &p,
+                                                (p & ~SH_EPOCH_FIELD) | (cur & SH_EPOCH_FIELD),
+                                                memory_order_relaxed, memory_order_relaxed);
+      return;
+    }
+  }
+  const int b = sh_recorded_in_b(g, cur, r->floorw);
   if (b >= 0) refresh_or_check(t, g, addr, cur, pc, b);
 }
 

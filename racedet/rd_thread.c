@@ -581,6 +581,7 @@ static void begin_incarnation(rd_thread *r) {
   atomic_store_explicit(&slot_head[r->tid], i, memory_order_release);
   dc_unlock(&slot_lock);
   r->inc = i;
+  r->incw = sh_self(0, r->epoch);
   rd_sites_begin(r, s);
 }
 

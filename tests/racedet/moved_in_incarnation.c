@@ -1,0 +1,70 @@
+/* moved_in_incarnation.c: a covering cell moves to the current epoch only
+ * within its incarnation.
+ *
+ * The writer stores flag (first_write -> touch), then stores through
+ * 32,768 contexts (every path of a binary recursion), which fills its
+ * table of sites: a new incarnation and a new epoch, and no release, so
+ * its first cell still covers its second store (second_write -> touch),
+ * which is not stored (racedet/access.c, more_renewed).  The cell's site
+ * is a number in the first incarnation's table: moved to the current epoch
+ * it would be read in the second one's, where that number names another
+ * context or none.  The reader's race with it must name the first store's
+ * stack (checked by letting more_renewed move cells of any incarnation:
+ * then the previous stack was one of the recursion's, or none).
+ *
+ * EXPECT: race
+ * EXPECT-COUNT: 1
+ * EXPECT-CURRENT: read_flag
+ * EXPECT-PREVIOUS: touch first_write
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "turns.h"
+
+#define DEPTH 15
+
+static long flag;
+static long cells[1 << DEPTH]; /* one granule per leaf */
+
+__attribute__((noinline)) static void touch(long v) { flag = v; }
+__attribute__((noinline)) static void first_write(void) { touch(1); }
+__attribute__((noinline)) static void second_write(void) { touch(2); }
+
+/* every path to a leaf is a context of its own */
+__attribute__((noinline)) static void walk(int d, long *p) {
+  if (!d) {
+    *p = 1;
+    return;
+  }
+  walk(d - 1, p);
+  walk(d - 1, p + (1 << (d - 1)));
+}
+
+static void *writer(void *arg) {
+  (void)arg;
+  first_write();
+  walk(DEPTH, cells);
+  second_write();
+  next_turn();
+  return 0;
+}
+
+__attribute__((noinline)) static long read_flag(void) { return flag; }
+
+static void *reader(void *arg) {
+  (void)arg;
+  wait_turn(1);
+  return (void *)read_flag();
+}
+
+int main(void) {
+  pthread_t w, r;
+  void *v;
+  pthread_create(&w, 0, writer, 0);
+  pthread_create(&r, 0, reader, 0);
+  pthread_join(w, 0);
+  pthread_join(r, &v);
+  printf("flag %ld\n", (long)v);
+  return 0;
+}
