@@ -358,8 +358,8 @@ typedef struct rd_sync {
   uint64_t uid;       /* this object, never reused: the graph's name for it */
   /* The last release into vc, for the releaser to take back when it takes
    * the lock again and nothing read or wrote vc in between (sync.c,
-   * take_back): its thread (serial), its count of releases (pubs) and its floorw from
-   * before it; rel_live: nothing has since. */
+   * take_back): its thread (serial), and its count of releases (pubs)
+   * and floorw from before it; rel_live: nothing has since. */
   uint32_t rel_serial, rel_live;
   uint64_t rel_pubs, rel_floorw;
 } rd_sync;

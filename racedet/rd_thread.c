@@ -710,15 +710,15 @@ void rd_thread_start(dc_thread *t) {
   occupy(r, rec->has_creator ? &r->vc : 0);
 }
 
-/* The thread's end was released (thread_end.c): that was its last epoch,
- * the one before its current one (the release ticked).  Here its clocks go
- * and its slot is freed. */
 static _Atomic uint64_t taken_back_ended; /* by threads that ended */
 
 uint64_t rd_taken_back(void) {
   return atomic_load_explicit(&taken_back_ended, memory_order_relaxed) + dc_cur()->rd.taken_back;
 }
 
+/* The thread's end was released (thread_end.c): that was its last epoch,
+ * the one before its current one (the release ticked).  Here its clocks go
+ * and its slot is freed. */
 void rd_thread_finish(dc_thread *t) {
   rd_thread *r = &t->rd;
   atomic_fetch_add_explicit(&taken_back_ended, r->taken_back, memory_order_relaxed);

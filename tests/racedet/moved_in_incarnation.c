@@ -59,12 +59,6 @@ static void *reader(void *arg) {
 }
 
 int main(void) {
-  pthread_t w, r;
-  void *v;
-  pthread_create(&w, 0, writer, 0);
-  pthread_create(&r, 0, reader, 0);
-  pthread_join(w, 0);
-  pthread_join(r, &v);
-  printf("flag %ld\n", (long)v);
+  printf("flag %ld\n", run_pair(writer, reader));
   return 0;
 }

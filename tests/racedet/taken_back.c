@@ -66,12 +66,6 @@ static void *b(void *arg) {
 }
 
 int main(void) {
-  pthread_t ta, tb;
-  void *v;
-  pthread_create(&ta, 0, a, 0);
-  pthread_create(&tb, 0, b, 0);
-  pthread_join(ta, 0);
-  pthread_join(tb, &v);
-  printf("count %ld\n", (long)v);
+  printf("count %ld\n", run_pair(a, b));
   return 0;
 }

@@ -15,50 +15,8 @@
  * EXPECT-CURRENT: b_read
  * EXPECT-PREVIOUS: a_second
  */
-#include <pthread.h>
-#include <stdio.h>
-
-#include "turns.h"
-
 void __tsan_acquire(void *addr);
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static long y;
-
-__attribute__((noinline)) static void a_first(void) { y = 1; }
-__attribute__((noinline)) static void a_second(void) { y = 2; }
-__attribute__((noinline)) static long b_read(void) { return y; }
-
-static void *a(void *arg) {
-  (void)arg;
-  pthread_mutex_lock(&m);
-  a_first();
-  pthread_mutex_unlock(&m);
-  next_turn(); /* 1: B's */
-  wait_turn(2);
-  pthread_mutex_lock(&m);
-  a_second();
-  pthread_mutex_unlock(&m);
-  next_turn(); /* 3: B reads */
-  return 0;
-}
-
-static void *b(void *arg) {
-  (void)arg;
-  wait_turn(1);
-  __tsan_acquire(&m);
-  next_turn();
-  wait_turn(3);
-  return (void *)b_read();
-}
-
-int main(void) {
-  pthread_t ta, tb;
-  void *v;
-  pthread_create(&ta, 0, a, 0);
-  pthread_create(&tb, 0, b, 0);
-  pthread_join(ta, 0);
-  pthread_join(tb, &v);
-  printf("y %ld\n", (long)v);
-  return 0;
-}
+#define AFTER_FIRST() (void)0
+#define OBSERVE() __tsan_acquire(&m)
+#include "second_write.h"

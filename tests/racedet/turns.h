@@ -19,6 +19,17 @@ static void wait_turn(int n) {
 }
 static void next_turn(void) { atomic_fetch_add_explicit(&turn, 1, memory_order_relaxed); }
 
+/* Runs a and b as two threads and joins them; what b returned. */
+static inline long run_pair(void *(*a)(void *), void *(*b)(void *)) {
+  pthread_t ta, tb;
+  void *v;
+  pthread_create(&ta, 0, a, 0);
+  pthread_create(&tb, 0, b, 0);
+  pthread_join(ta, 0);
+  pthread_join(tb, &v);
+  return (long)v;
+}
+
 #ifdef BYSTANDER_BYTES
 static void *bystander(void *a) {
   const int byte = (int)(long)a;
