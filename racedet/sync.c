@@ -236,8 +236,8 @@ static int active(rd_thread **r) {
  * (__tsan_acquire) or reads its word atomically.  It gets the released
  * epoch, and may then miss a race with an access of the holder that an
  * older cell covered. */
-static inline void seen_by(rd_sync *s, const rd_thread *r) {
-  if (s->rel_serial != rd_owner((rd_thread *)r)->serial) s->rel_live = 0;
+static inline void seen_by(rd_sync *s, rd_thread *r) {
+  if (s->rel_serial != rd_owner(r)->serial) s->rel_live = 0;
 }
 
 /* a release into s's writers' clock (as_reader: its readers') */
