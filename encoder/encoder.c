@@ -39,6 +39,7 @@
 #include "../racedet/capture.h"
 void rd_init(void);
 uint64_t rd_reports_count(void);
+uint64_t rd_reports_printed(void);
 void rd_report_leaks(void); /* racedet/thread_end.c */
 void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken); /* rd_thread.c */
 uint64_t rd_taken_back(void); /* rd_thread.c */
@@ -550,8 +551,13 @@ __attribute__((destructor)) static void dc_fini(void) {
   }
   /* reports the launcher never saw (its channel was lost) decide the
    * status here, or a run with races would pass; so does a verdict it was
-   * not told */
-  if (verdict && (dc_opt.override_exit_status || rd_reports_unseen() || (!failed && !told))) {
+   * not told.  override_exit_status=2 (a program that a command run under
+   * --trace-children started, whose status is for that command: a test
+   * runner): the reports the launcher printed decide, or the hook's word. */
+  int override = rd_reports_unseen() || (!failed && !told);
+  if (dc_opt.override_exit_status == 2) override |= rd_reports_printed() != 0 || verdict != failed;
+  else if (dc_opt.override_exit_status) override = 1;
+  if (verdict && override) {
     fflush(NULL);
     _exit(dc_opt.exitcode);
   }

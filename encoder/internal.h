@@ -198,6 +198,17 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
 /* ---------------------------------------------------------------- options */
 /* One table: type, name, default, description.  Generates the struct, the
  * defaults, the parser and help=1 output (options.c). */
+/* The launcher's answer to a raw report, on report_ack_fd: written whole
+ * (atomic, well under PIPE_BUF).  pid: the reporting process's (0: whoever
+ * waits, for a line the launcher could not read); printed: 1 when the
+ * report was printed, 0 when suppressed or left out as a repeat.  Several
+ * processes (forked, or started under --trace-children) share the pipe:
+ * each waits holding a lock on it (racedet/report.c ack_lock), and an
+ * answer to another pid is a stale one and is skipped. */
+typedef struct dc_report_ack {
+  int32_t pid, printed;
+} dc_report_ack;
+
 #define DC_OPTIONS(X)                                                               \
   X(int, verify, 0, "decode the context every Nth event and compare it with the "  \
                     "frame stack (1 = every event, 0 = off)")                       \
@@ -222,8 +233,9 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \
                           "dacce-race launcher symbolises them)")                   \
   X(int, report_ack_fd, 0, "a pipe on which the launcher acknowledges each raw "    \
-                           "report once it has printed it; the reporting thread "   \
-                           "waits for it (set by dacce-race; 0: none)")             \
+                           "report once it has printed or suppressed it; the "      \
+                           "reporting thread waits for it (set by dacce-race; 0: "  \
+                           "none)")                                                 \
   X(int, tsan_header, 0, "start text reports with 'WARNING: ThreadSanitizer:' so "  \
                          "tools that parse TSan output count them")                 \
   X(int, halt_on_error, 0, "exit after the first report")                           \
@@ -238,7 +250,9 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
   X(int, report_signal_unsafe, 1, "report signal handlers that call the malloc family "\
                                   "(async-signal-unsafe) or change errno")             \
   X(int, override_exit_status, 1, "exit with exitcode when races were reported (0: "\
-                                   "keep the program's own status)")                \
+                                   "keep the program's own status; 2: only when the " \
+                                   "launcher printed one of them, which it says in "  \
+                                   "its acknowledgement)")                            \
   X(str, dump, "", "write the call graph and all dictionaries to this file at "     \
                    "exit (for dacce-decode)")                                       \
   X(str, log_contexts, "", "file that dacce_log() appends contexts to")                \

@@ -486,6 +486,7 @@ typedef struct rd_access_desc {
 } rd_access_desc;
 DC_COLD void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev);
 void rd_report_init(void); /* identifies the launcher's channels (report.c) */
+void rd_report_started(void); /* tells the launcher this process runs (report.c) */
 int rd_reports_unseen(void); /* reports went to stderr: the launcher's channel was lost */
 /* A thread that finished unjoined and undetached (thread_end.c), with the number
  * of other such threads created at the same place. */

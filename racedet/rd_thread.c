@@ -123,6 +123,7 @@ void rd_init(void) {
   rd_sites_init();
   if (dc_capture_mode != DC_CAPTURE_DACCE) rd_capture_init();
   rd_report_init();
+  rd_report_started();
 }
 
 const rd_lockset *rd_lockset_get(uint32_t id) { return hcons_at(&locks, id); }

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,7 @@ static stack dl_st[RD_DL_MAX][2];
 
 static _Atomic int report_lock;
 static _Atomic uint64_t n_reports;
+static _Atomic uint64_t n_printed; /* raw reports the launcher printed (or did not say) */
 /* The launcher's channels (raw_reports, report_ack_fd) are descriptors it
  * passed down, and a program that closes descriptors it did not open (a
  * daemon's closefrom(3)) may reuse their numbers for its own files.  So each
@@ -111,8 +113,8 @@ static int channel_same(channel *c, int fd) {
 static void lose(channel *c) {
   c->fd = -1;
   if (!channel_lost++)
-    dc_printf("==dacce== the program closed or reused the launcher's report channel: "
-              "reports follow as text\n");
+    dc_printf("==dacce== the launcher's report channel was closed or reused (by this "
+              "program, or a runner that started it): reports follow as text\n");
 }
 
 int rd_reports_unseen(void) { return channel_lost; }
@@ -125,6 +127,29 @@ void rd_report_init(void) {
     ack_ch = (channel){dc_opt.report_ack_fd, 1, st.st_dev, st.st_ino};
 }
 uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
+uint64_t rd_reports_printed(void) { return atomic_load(&n_printed); }
+
+static int raw_ready(void);
+static void write_all(int fd, const char *p, size_t n);
+
+/* Tell the launcher that an instrumented process started (a record, not a
+ * report: no acknowledgement).  Under --trace-children the command it ran
+ * may be a script or a test runner, and a run in which no instrumented
+ * program reached the launcher must not pass as a clean one. */
+void rd_report_started(void) {
+  if (!*dc_opt.raw_reports) return;
+  dc_lock(&report_lock);
+  if (raw_ready()) {
+    char line[64];
+    int n = snprintf(line, sizeof line, "{\"kind\":\"process\",\"pid\":%d}\n", (int)getpid());
+    write_all(raw_ch.fd, line, (size_t)n);
+    /* closed again until the first report: a program may expect its own
+     * first open() to give it descriptor 3 */
+    dc_close(raw_ch.fd);
+    raw_ch.fd = -2;
+  }
+  dc_unlock(&report_lock);
+}
 
 /* ------------------------------------------------------------ dedup */
 /* Two levels: the exact pair of (context handle, pc) is checked first, so a
@@ -824,23 +849,54 @@ static void emit_raw(int fd, const char *p, size_t n) {
 }
 
 /* With the launcher, wait until it has printed the report just written
- * (one byte on report_ack_fd per report): then a report comes before
- * whatever the program writes after the race, as ThreadSanitizer's
+ * (a dc_report_ack on report_ack_fd per report): then a report comes
+ * before whatever the program writes after the race, as ThreadSanitizer's
  * synchronous reports do, and a halt stops the program right after its
  * report.  A launcher that does not answer within 10 s, or a descriptor
- * that is not a pipe (the program closed and reused it), ends the waits. */
-static void wait_ack(void) {
-  if (ack_ch.fd < 0) return;
+ * that is not a pipe (the program closed and reused it), ends the waits.
+ * Returns 1 when the launcher printed the report, 0 when it did not
+ * (suppressed, or a repeat), -1 when it did not say. */
+static int wait_ack(void) {
+  if (ack_ch.fd < 0) return -1;
   if (!channel_same(&ack_ch, ack_ch.fd)) {
     ack_ch.fd = -1;
-    return;
+    return -1;
   }
-  struct pollfd p = {.fd = ack_ch.fd, .events = POLLIN};
-  int k;
-  do k = poll(&p, 1, 10000);
-  while (k < 0 && errno == EINTR);
-  char c;
-  if (k <= 0 || dc_read(ack_ch.fd, &c, 1) != 1) ack_ch.fd = -1;
+  const int32_t me = (int32_t)getpid();
+  for (;;) {
+    struct pollfd p = {.fd = ack_ch.fd, .events = POLLIN};
+    int k;
+    do k = poll(&p, 1, 10000);
+    while (k < 0 && errno == EINTR);
+    dc_report_ack a;
+    if (k <= 0 || dc_read(ack_ch.fd, &a, sizeof a) != (long)sizeof a) {
+      ack_ch.fd = -1;
+      return -1;
+    }
+    if (a.pid == me || a.pid == 0) return a.printed != 0;
+    /* the answer to a process that stopped waiting (its 10 s passed, or
+     * the launcher stopped it at its first report): skipped */
+  }
+}
+
+/* Every process that reports to the launcher waits for its answer on the
+ * same pipe; one at a time, or one would take another's answer.  The lock
+ * is flock(2) on a description of the pipe that this report opens for
+ * itself: the descriptor inherited through fork and exec is one
+ * description shared by all, and so would be its lock.  Returns the
+ * descriptor to close (which unlocks), or -1. */
+static int ack_lock(void) {
+  if (ack_ch.fd < 0) return -1;
+  char path[48];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", ack_ch.fd);
+  const int fd = dc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      dc_close(fd);
+      return -1;
+    }
+  return fd;
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -956,8 +1012,12 @@ static int raw_ready(void) {
     raw_ch.fd = -1;
     if (*dc_opt.raw_reports) {
       int fd = dc_open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-      if (fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
-      else if (channel_same(&raw_ch, fd)) raw_ch.fd = fd;
+      if (fd < 0) { /* the launcher's descriptor was closed on the way down
+                     * (a runner between it and us that closes what it did
+                     * not open): text then, or nothing would tell */
+        dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
+        lose(&raw_ch);
+      } else if (channel_same(&raw_ch, fd)) raw_ch.fd = fd;
       else { /* the number is the program's file now */
         dc_close(fd);
         lose(&raw_ch);
@@ -993,9 +1053,11 @@ static void emit(dc_thread *t, const report *r) {
   buf b = {text, 0, sizeof text};
   if (raw_ready()) {
     render_raw(r, &b);
+    const int lock = ack_lock();
     emit_raw(raw_ch.fd, text, b.n);
     b.n = 0;
-    wait_ack();
+    if (wait_ack() != 0) atomic_fetch_add(&n_printed, 1);
+    if (lock >= 0) dc_close(lock);
   }
   if (dc_opt.report_text || channel_lost) {
     render_text(r, &b);

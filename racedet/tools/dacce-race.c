@@ -326,6 +326,7 @@ typedef struct program {
   char *path;       /* resolved, for exec */
   char *abspath;    /* absolute, for symbolisation */
   int preload;      /* run with LD_PRELOAD=libdacce.so */
+  int plain;        /* not instrumented, run for its children (--trace-children) */
 } program;
 
 static int is_regular_executable(const char *p) {
@@ -400,6 +401,9 @@ static char *find_library(const char *name, const char *rpath, const char *origi
   "%s is not instrumented: rebuild it with dacce-cc (or -fsanitize=thread and the "   \
   "dacce runtime)"
 
+#define TRACE_CHILDREN_HINT \
+  " (to run a script or test runner that starts instrumented programs: --trace-children)"
+
 static void check_program(program *p) {
   const char *w = p->word;
   if (!strchr(w, '/')) {
@@ -423,7 +427,13 @@ static void check_program(program *p) {
   if (access(p->abspath, R_OK) != 0) die("%s: not readable", w);
 
   lr_elf_check c;
-  if (lr_elf_examine(p->abspath, &c) != 0) die("%s: not an ELF file", w);
+  if (lr_elf_examine(p->abspath, &c) != 0) {
+    if (opt.trace_children) {
+      p->plain = 1;
+      return;
+    }
+    die("%s: not an ELF file" TRACE_CHILDREN_HINT, w);
+  }
   if (c.needs_libtsan || (c.defines_func_entry && !c.defines_dacce)) die(TSAN_RUNTIME_MSG, w);
   if (c.defines_func_entry) {
     p->preload = 0; /* the static runtime is inside */
@@ -451,8 +461,9 @@ static void check_program(program *p) {
       free(lib);
     }
     free(dir);
-    if (!instrumented) die(NOT_INSTRUMENTED_MSG, w);
-    p->preload = !has_dacce;
+    if (!instrumented && opt.trace_children) p->plain = 1;
+    else if (!instrumented) die(NOT_INSTRUMENTED_MSG TRACE_CHILDREN_HINT, w);
+    else p->preload = !has_dacce;
   }
   lr_elf_check_free(&c);
 }
@@ -538,6 +549,7 @@ static struct {
   int halted;
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
+  unsigned long processes; /* instrumented processes that started (their records) */
   /* suppress_equal_addresses: the byte ranges of the races printed, [lo, hi) */
   uint64_t (*ranges)[2];
   size_t nranges, capranges;
@@ -585,11 +597,14 @@ static void equal_address_note(const lr_report *r) {
   R.ranges[R.nranges++][1] = hi;
 }
 
-/* The runtime waits after each raw report until it was printed: one byte
- * per report (racedet/report.c wait_ack).  Never blocking: a runtime that
- * stopped waiting leaves bytes in the pipe, and a full pipe drops more. */
-static void ack(void) {
-  if (R.ack_fd > 0 && write(R.ack_fd, "", 1) < 0 && errno != EAGAIN) R.ack_fd = -1;
+/* The runtime waits after each raw report until it was printed or
+ * suppressed: a dc_report_ack per report (encoder/internal.h,
+ * racedet/report.c wait_ack), to its pid (0: whoever waits).  Never
+ * blocking: a runtime that stopped waiting leaves answers in the pipe, and
+ * a full pipe drops more. */
+static void ack(long pid, int printed) {
+  const dc_report_ack a = {(int32_t)pid, printed};
+  if (R.ack_fd > 0 && write(R.ack_fd, &a, sizeof a) < 0 && errno != EAGAIN) R.ack_fd = -1;
 }
 
 /* The runtime's record of a verdict __tsan_on_finalize changed at exit
@@ -612,31 +627,49 @@ static int handle_verdict(const char *line, size_t len) {
   return 1;
 }
 
-static void handle_report(const char *line, size_t len);
-static void handle_line(const char *line, size_t len) {
-  if (handle_verdict(line, len)) return;
-  handle_report(line, len);
-  ack();
+/* The runtime's record that an instrumented process started
+ * (racedet/report.c rd_report_started).  Not a report: no
+ * acknowledgement. */
+static int handle_process(const char *line, size_t len) {
+  static const char head[] = "{\"kind\":\"process\",";
+  if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1)) return 0;
+  R.processes++;
+  return 1;
 }
 
-static void handle_report(const char *line, size_t len) {
+/* What handle_report did with a report, for its answer. */
+enum { REPORT_DROPPED, REPORT_PRINTED, REPORT_UNREAD, REPORT_STOPPED };
+
+static int handle_report(const char *line, size_t len, long *pid);
+static void handle_line(const char *line, size_t len) {
+  if (handle_verdict(line, len) || handle_process(line, len)) return;
+  long pid = 0;
+  const int what = handle_report(line, len, &pid);
+  /* a line it could not read is answered to whoever waits, as printed (the
+   * process then fails, not passes); a process it stopped is not waiting */
+  if (what == REPORT_UNREAD) ack(0, 1);
+  else if (what != REPORT_STOPPED) ack(pid, what == REPORT_PRINTED);
+}
+
+static int handle_report(const char *line, size_t len, long *pid) {
   while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) len--;
-  if (!len) return;
+  if (!len) return REPORT_UNREAD;
   lr_report r;
   char why[256];
   if (lr_parse_raw(line, len, &r, why, sizeof why) != 0) {
     R.malformed++;
     warn("ignoring a malformed report line (%s)", why);
-    return;
+    return REPORT_UNREAD;
   }
+  *pid = r.pid;
   if (equal_address(&r)) {
     lr_report_free(&r);
-    return;
+    return REPORT_DROPPED;
   }
   lr_symbolize(&r);
   if (lr_supps_match(R.supps, &r) >= 0) {
     lr_report_free(&r);
-    return;
+    return REPORT_DROPPED;
   }
   equal_address_note(&r);
   R.printed++;
@@ -655,11 +688,21 @@ static void handle_report(const char *line, size_t len) {
   if (R.sarif) lr_sarif_add(R.sarif, &r);
   lr_buf_free(&b);
   lr_report_free(&r);
-  if (R.halt_here && !R.halted) {
+  if (R.halt_here && opt.trace_children) {
+    /* the process that reported, not the command that started it: the
+     * others go on, as each would stop itself at its own first report */
+    if (*pid > 1) {
+      fprintf(stderr, "dacce-race: halt_on_error: stopping process %ld after its first report\n",
+              *pid);
+      kill((pid_t)*pid, SIGKILL);
+      return REPORT_STOPPED;
+    }
+  } else if (R.halt_here && !R.halted) {
     R.halted = 1;
     fprintf(stderr, "dacce-race: halt_on_error: stopping the program after the first report\n");
     kill(R.child, SIGKILL);
   }
+  return REPORT_PRINTED;
 }
 
 #define MAX_LINE (16u << 20)
@@ -681,7 +724,7 @@ static void handle_chunk(const char *line, size_t len) {
   if (end >= line + len - 3 || *end != ':' || (end[1] != '0' && end[1] != '1') || end[2] != ':') {
     R.malformed++;
     warn("ignoring a malformed report chunk");
-    ack(); /* its report's, perhaps: a waiting runtime goes on */
+    ack(0, 1); /* its report's, perhaps: a waiting runtime goes on */
     return;
   }
   int more = end[1] == '1';
@@ -786,7 +829,10 @@ static void forward_signal(int sig) {
   if (child_pid > 0) kill((pid_t)child_pid, sig);
 }
 
-static char *dacce_options(int wfd, int ackfd) {
+/* plain: PROGRAM is not instrumented (--trace-children): the programs it
+ * starts keep their own exit status only when the launcher printed none of
+ * their reports, so that a test runner sees which of them raced */
+static char *dacce_options(int wfd, int ackfd, int plain) {
   lr_buf b = {0};
   const char *user = getenv("DACCE_OPTIONS");
   if (user && *user) {
@@ -799,7 +845,8 @@ static char *dacce_options(int wfd, int ackfd) {
   if (opt.halt_on_error && !R.halt_here) lr_bputs(&b, "halt_on_error=1:");
   /* a runtime that can keep the program's own exit status lets suppressed
    * reports leave it alone (see exit_status) */
-  if (rt_has("override_exit_status")) lr_bputs(&b, "override_exit_status=0:");
+  if (rt_has("override_exit_status"))
+    lr_bputs(&b, plain ? "override_exit_status=2:" : "override_exit_status=0:");
   lr_bput(&b, "raw_reports=/dev/fd/%d:report_ack_fd=%d:report_text=0", wfd, ackfd);
   return b.p;
 }
@@ -851,6 +898,28 @@ static int exit_status(const program *p, int status) {
   return code;
 }
 
+/* --trace-children with a PROGRAM that is not instrumented: how many
+ * instrumented processes it started.  None (and no report) is an error,
+ * not a clean run: the programs it ran were not built with dacce-cc, or
+ * the launcher's descriptors were closed on the way down to them (their
+ * reports, if any, then went to stderr as text, and their own exit status
+ * says so, which the runner between may not pass on). */
+static void trace_summary(const program *p, int *code) {
+  if (!R.processes && !R.printed) {
+    fprintf(stderr,
+            "dacce-race: no instrumented program reached dacce-race under %s "
+            "(--trace-children): build the programs it starts with dacce-cc, and let them "
+            "inherit the launcher's descriptors (Python's subprocess closes them unless "
+            "close_fds=False; their reports then go to stderr as text)\n",
+            p->word);
+    if (*code == 0) *code = 2;
+  } else if (!opt.quiet) {
+    fprintf(stderr, "dacce-race: %lu instrumented process%s ran under %s, %lu report%s\n",
+            R.processes, R.processes == 1 ? "" : "es", p->word, R.printed,
+            R.printed == 1 ? "" : "s");
+  }
+}
+
 int main(int argc, char **argv) {
   options_from_tsan_env();
   options_from_env();
@@ -866,7 +935,7 @@ int main(int argc, char **argv) {
   if (first >= argc) die("no program to run (usage: dacce-race [options] [--] PROGRAM [ARGS...])");
   if (opt.exitcode > 255) die("option '--exitcode' must be at most 255, got %d", opt.exitcode);
 
-  program prog = {argv[first], NULL, NULL, 0};
+  program prog = {argv[first], NULL, NULL, 0, 0};
   check_program(&prog);
   char *preload = prog.preload ? runtime_library() : NULL;
 
@@ -903,7 +972,7 @@ int main(int argc, char **argv) {
   int ackfd = high_fd(acks[0]);
   R.ack_fd = acks[1];
   fcntl(R.ack_fd, F_SETFL, O_NONBLOCK);
-  char *options = dacce_options(wfd, ackfd);
+  char *options = dacce_options(wfd, ackfd, prog.plain);
   char **env = child_env(options, preload);
 
   struct sigaction ign = {0}, fwd = {0}, old_int, old_quit;
@@ -948,6 +1017,7 @@ int main(int argc, char **argv) {
   child_pid = 0;
 
   int code = exit_status(&prog, status);
+  if (prog.plain) trace_summary(&prog, &code);
   lr_supps_summary(R.supps, stderr);
   if (R.malformed) warn("%lu report line%s could not be read", R.malformed, R.malformed == 1 ? "" : "s");
   if (R.json && fclose(R.json) != 0) {

@@ -60,10 +60,11 @@ script = os.path.join(tmp, "script.sh")
 with open(script, "w") as f:
     f.write("#!/bin/sh\necho ran\n")
 os.chmod(script, 0o755)
-refuse([script], f"dacce-race: {script}: not an ELF file", "not ELF")
+HINT = " (to run a script or test runner that starts instrumented programs: --trace-children)"
+refuse([script], f"dacce-race: {script}: not an ELF file{HINT}", "not ELF")
 plain = plain_build("gcc", hello, "plain")
 refuse([plain], f"dacce-race: {plain} is not instrumented: rebuild it with dacce-cc (or "
-       "-fsanitize=thread and the dacce runtime)", "not instrumented")
+       f"-fsanitize=thread and the dacce runtime){HINT}", "not instrumented")
 tsan_msg = (" is built with ThreadSanitizer's own runtime: rebuild it with dacce-cc (or "
             "-fsanitize=thread and the dacce runtime)")
 tsans = 0

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""test_trace_children.py BUILD_DIR [gcc|clang]: --trace-children.
+
+The command dacce-race runs is not instrumented (a shell script, Python) and
+starts instrumented programs (children_prog.c):
+  - a script that runs a racy program and a clean one: the races reported
+    with full paths (text, JSON), exit status exitcode, the script's own
+    output, and the closing count of instrumented processes;
+  - twelve programs at once, six racing in race_a and six in race_b, with
+    race_b suppressed: each race_a program exits with exitcode and each
+    race_b one with its own 0, as a test runner should see them (each
+    process's answers reach that process: it waits for them holding a lock
+    on the answer pipe), and only race_a's reports are printed;
+  - halt_on_error with suppressions: the process that reported is stopped,
+    and the script goes on to the next one;
+  - no instrumented program at all: a one-line error and status 2 (a
+    failing command keeps its own status), never a clean pass;
+  - Python's subprocess, which closes the launcher's descriptors: the
+    child's reports come as text on stderr and its own status is exitcode,
+    and dacce-race says that none reached it.
+Without the option such commands are refused (test_bad_input).
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+from lrtest import HERE, Test, mark, text_reports
+
+t = Test("launcher_trace_children")
+SRC = os.path.join(HERE, "children_prog.c")
+prog = t.build(SRC, f"children_prog_{t.cc}")
+
+
+def script(name, body):
+    path = os.path.join(t.tmp, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def json_reports(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# ---------------------------------------------------------------- one after another
+seq = script("seq.sh", f'echo start\n{prog} a 2\n{prog} clean\necho end\n')
+js = os.path.join(t.tmp, "seq.jsonl")
+r = t.run(["--trace-children", "--json", js, seq])
+t.check_status(r, 66, "sequential")
+t.check(r.stdout.split() == ["start", "ran", "a", "ran", "clean", "end"],
+        "sequential: the script and both programs ran to their ends", r.stdout)
+reps = json_reports(js)
+t.check(len(reps) >= 2 and len(text_reports(r.stderr)) == len(reps),
+        f"sequential: {len(reps)} reports, as text and JSON", r.stderr)
+src = os.path.realpath(SRC)
+for rep in reps:
+    cur = rep["current"]["frames"]
+    t.check(cur and cur[0]["function"] == "race_a" and cur[0]["file"] == src and
+            cur[0]["line"] == mark("race-a", SRC) and
+            [f["function"] for f in cur[1:2]] == ["second"],
+            "sequential: the current access in race_a <- second, with file and line", cur)
+    t.check(rep["location"].get("name") in ("v0", "v1"), "sequential: the global named",
+            rep["location"])
+t.check_in(f"dacce-race: 2 instrumented processes ran under {seq}, {len(reps)} reports",
+           r.stderr, "sequential: the closing count")
+
+# ---------------------------------------------------------------- twelve at once
+par = script("par.sh", f'''cd "$1"
+for i in 1 2 3 4 5 6; do
+  ({prog} a 8 > /dev/null; echo $? > st.a.$i) &
+  ({prog} b 8 > /dev/null; echo $? > st.b.$i) &
+done
+wait
+''')
+supp = os.path.join(t.tmp, "b.supp")
+with open(supp, "w") as f:
+    f.write("race:race_b\n")
+for rnd in range(3):
+    out = os.path.join(t.tmp, f"par{rnd}")
+    os.mkdir(out)
+    js = os.path.join(out, "r.jsonl")
+    r = t.run(["--trace-children", "--suppressions", supp, "--json", js, par, out])
+    t.check_status(r, 66, f"parallel {rnd}")
+    st = {os.path.basename(p)[3:]: open(p).read().strip() for p in glob.glob(out + "/st.*")}
+    want = {f"{k}.{i}": ("66" if k == "a" else "0") for k in "ab" for i in range(1, 7)}
+    t.check(st == want, f"parallel {rnd}: each program's own exit status (a: 66, b: 0)",
+            repr(sorted(st.items())))
+    reps = json_reports(js)
+    pids = {rep["pid"] for rep in reps}
+    t.check(len(pids) == 6 and all(rep["current"]["frames"][0]["function"] == "race_a"
+                                   for rep in reps),
+            f"parallel {rnd}: reports from the six race_a programs only", sorted(pids))
+    m = re.search(r"^dacce-race: suppressed (\d+) reports", r.stderr, re.M)
+    t.check(m is not None and int(m.group(1)) >= 12,
+            f"parallel {rnd}: the race_b programs' reports suppressed", r.stderr[-2000:])
+    t.check_in(f"dacce-race: 12 instrumented processes ran under {par}", r.stderr,
+               f"parallel {rnd}: the closing count")
+
+# ---------------------------------------------------------------- halt_on_error
+halt = script("halt.sh", f'{prog} b 2 > /dev/null; echo "b $?"\n'
+                         f'{prog} a 2 > /dev/null; echo "a $?"\n'
+                         f'{prog} clean > /dev/null; echo "clean $?"\n')
+r = t.run(["--trace-children", "--halt-on-error", "--suppressions", supp, halt])
+t.check_status(r, 66, "halt")
+t.check(r.stdout.split("\n")[:3] == ["b 0", "a 137", "clean 0"],
+        "halt: race_a's program stopped (SIGKILL), race_b's (suppressed) and the clean one "
+        "ran on", r.stdout)
+t.check(len(re.findall(r"halt_on_error: stopping process \d+ after its first report",
+                       r.stderr)) == 1 and len(text_reports(r.stderr)) == 1,
+        "halt: one report, one process stopped", r.stderr)
+
+# ---------------------------------------------------------------- nothing instrumented
+NONE = "dacce-race: no instrumented program reached dacce-race under {} (--trace-children)"
+for what, body, status in (("true", "/bin/true\n", 2), ("fails", "/bin/false\nexit 3\n", 3)):
+    s = script(f"none_{what}.sh", body)
+    r = t.run(["--trace-children", s])
+    t.check_status(r, status, f"nothing instrumented ({what})")
+    lines = r.stderr.splitlines()
+    t.check(len(lines) == 1 and lines[0].startswith(NONE.format(s)),
+            f"nothing instrumented ({what}): one line that says so", r.stderr)
+
+# ---------------------------------------------------------------- descriptors closed
+runner = os.path.join(t.tmp, "runner.py")
+with open(runner, "w") as f:
+    f.write("import subprocess, sys\n"
+            "r = subprocess.run([sys.argv[1], 'a', '1'])  # close_fds=True\n"
+            "print('child', r.returncode)\n")
+r = t.run(["--trace-children", sys.executable, runner, prog])
+t.check_status(r, 2, "closed descriptors")
+t.check_in("child 66", r.stdout, "closed descriptors: the child's own status is exitcode")
+t.check_in("reports follow as text", r.stderr, "closed descriptors: the runtime says so")
+t.check(len(text_reports(r.stderr)) >= 1, "closed descriptors: the race reported as text",
+        r.stderr)
+t.check_in(NONE.format(sys.executable), r.stderr, "closed descriptors: dacce-race says so")
+
+t.finish()
