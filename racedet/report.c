@@ -883,20 +883,23 @@ static int wait_ack(void) {
  * same pipe; one at a time, or one would take another's answer.  The lock
  * is flock(2) on a description of the pipe that this report opens for
  * itself: the descriptor inherited through fork and exec is one
- * description shared by all, and so would be its lock.  Returns the
- * descriptor to close (which unlocks), or -1. */
+ * description shared by all, and so would be its lock.  A holder that
+ * does not let go within 10 s (stopped in a debugger) is waited for no
+ * longer, as an answer is not.  Returns the descriptor to close (which
+ * unlocks), or -1. */
 static int ack_lock(void) {
   if (ack_ch.fd < 0) return -1;
   char path[48];
   snprintf(path, sizeof path, "/proc/self/fd/%d", ack_ch.fd);
   const int fd = dc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0) return -1;
-  while (flock(fd, LOCK_EX) != 0)
-    if (errno != EINTR) {
-      dc_close(fd);
-      return -1;
-    }
-  return fd;
+  for (int ms = 0; ms < 10000; ms++) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+    if (errno != EWOULDBLOCK && errno != EINTR) break;
+    poll(NULL, 0, 1);
+  }
+  dc_close(fd);
+  return -1;
 }
 
 static void write_all(int fd, const char *p, size_t n) {

@@ -10,12 +10,18 @@
  *   fake_reports split       one valid report written in pieces, with pauses
  *   fake_reports fork N K    N forked children each write K valid reports
  *   fake_reports huge        one valid report of more than 64 KiB
+ *   fake_reports stale       a forked child's valid report, whose answer
+ *                            nobody reads (as a process that stopped
+ *                            waiting leaves it), then a real race of this
+ *                            process's own (real_write, real_read): its
+ *                            wait for the answer must skip the child's
  *
  * Valid reports name fake_site() (current) and fake_other() (previous) by
  * their pcs with module /proc/self/exe, so they symbolise to those names.
  */
 #define _GNU_SOURCE
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +31,23 @@
 __attribute__((noinline)) void fake_site(void) { __asm__ volatile("nop; nop; nop; nop"); }
 __attribute__((noinline)) void fake_other(void) { __asm__ volatile("nop; nop; nop; nop"); }
 
+/* a real race for "stale": the read waits until the write is done (a
+ * relaxed flag: no order for the detector, as in race_prog.c) */
+int real_var;
+static int real_done;
+__attribute__((noinline)) static void *real_write(void *arg) {
+  real_var = 1;
+  __atomic_store_n(&real_done, 1, __ATOMIC_RELAXED);
+  return arg;
+}
+__attribute__((noinline)) static void *real_read(void *arg) {
+  while (!__atomic_load_n(&real_done, __ATOMIC_RELAXED)) usleep(1000);
+  return (void *)(intptr_t)real_var;
+}
+
 static uintptr_t bias;
+/* the module reports name: the launcher's program is /proc/self/exe to it */
+static const char *module = "/proc/self/exe";
 static int first_phdr(struct dl_phdr_info *info, size_t size, void *arg) {
   bias = info->dlpi_addr;
   return 1;
@@ -52,18 +74,18 @@ static char *valid(int nframes) {
                         "\"frames\":[",
                         (int)getpid());
   for (int i = 0; i < nframes; i++)
-    n += (size_t)snprintf(b + n, cap - n, "%s{\"pc\":\"%#lx\",\"module\":\"/proc/self/exe\",\"bias\":\"%#lx\"}",
-                          i ? "," : "", (unsigned long)pc1, (unsigned long)bias);
+    n += (size_t)snprintf(b + n, cap - n, "%s{\"pc\":\"%#lx\",\"module\":\"%s\",\"bias\":\"%#lx\"}",
+                          i ? "," : "", (unsigned long)pc1, module, (unsigned long)bias);
   n += (size_t)snprintf(b + n, cap - n,
                         "]},\"previous\":{\"thread\":2,\"is_write\":false,\"is_atomic\":false,"
                         "\"is_free\":false,\"size\":4,\"address\":\"0x1000\",\"decode_error\":0,"
-                        "\"frames\":[{\"pc\":\"%#lx\",\"module\":\"/proc/self/exe\",\"bias\":\"%#lx\"}]},"
+                        "\"frames\":[{\"pc\":\"%#lx\",\"module\":\"%s\",\"bias\":\"%#lx\"}]},"
                         "\"location\":{\"kind\":\"unknown\",\"name\":\"\",\"address\":\"0\",\"size\":0,"
                         "\"access_address\":\"0x1000\",\"data\":{\"pc\":\"0\",\"module\":\"\",\"bias\":\"0\"}},"
                         "\"mutexes\":[],\"threads\":[{\"id\":1,\"parent\":0,\"creation_frames\":[]},"
                         "{\"id\":0,\"parent\":null,\"creation_frames\":[]},"
                         "{\"id\":2,\"parent\":0,\"creation_frames\":[]}]}\n",
-                        (unsigned long)pc2, (unsigned long)bias);
+                        (unsigned long)pc2, module, (unsigned long)bias);
   return b;
 }
 
@@ -158,6 +180,24 @@ int main(int argc, char **argv) {
     }
     while (wait(NULL) > 0) {
     }
+  } else if (!strcmp(mode, "stale")) {
+    /* run by a script under --trace-children: the script is the program */
+    static char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return 3;
+    module = self;
+    pid_t pid = fork();
+    if (pid == 0) {
+      puts_line(valid(1));
+      _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    pthread_t w, r;
+    pthread_create(&w, NULL, real_write, NULL);
+    pthread_create(&r, NULL, real_read, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    printf("stale done\n");
   } else if (!strcmp(mode, "huge")) {
     char *h = valid(1200);
     if (strlen(h) <= 65536) return 4;

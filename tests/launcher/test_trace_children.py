@@ -11,6 +11,8 @@ starts instrumented programs (children_prog.c):
     race_b one with its own 0, as a test runner should see them (each
     process's answers reach that process: it waits for them holding a lock
     on the answer pipe), and only race_a's reports are printed;
+  - an answer nobody took (fake_reports.c stale) does not reach the next
+    process that waits;
   - halt_on_error with suppressions: the process that reported is stopped,
     and the script goes on to the next one;
   - no instrumented program at all: a one-line error and status 2 (a
@@ -99,6 +101,23 @@ for rnd in range(3):
             f"parallel {rnd}: the race_b programs' reports suppressed", r.stderr[-2000:])
     t.check_in(f"dacce-race: 12 instrumented processes ran under {par}", r.stderr,
                f"parallel {rnd}: the closing count")
+
+# ---------------------------------------------------------------- a stale answer
+# fake_reports.c stale: a forked child's report (suppressed here) whose
+# answer nobody reads, then the parent's real race: the parent must skip the
+# child's answer ("not printed") and take its own ("printed"), and exit 66
+fake = t.build(os.path.join(HERE, "fake_reports.c"), f"fake_reports_{t.cc}")
+fsupp = os.path.join(t.tmp, "fake.supp")
+with open(fsupp, "w") as f:
+    f.write("race:fake_site\n")
+stale = script("stale.sh", f'{fake} stale; echo "status $?"\n')
+r = t.run(["--trace-children", "--suppressions", fsupp, stale])
+t.check_status(r, 66, "stale answer")
+t.check(r.stdout.split("\n")[:2] == ["stale done", "status 66"],
+        "stale answer: the racing process took its own answer (exit 66), not the child's",
+        r.stdout + r.stderr[-1500:])
+t.check(len(text_reports(r.stderr)) == 1 and "real_write" in r.stderr,
+        "stale answer: the real race printed, the child's suppressed", r.stderr)
 
 # ---------------------------------------------------------------- halt_on_error
 halt = script("halt.sh", f'{prog} b 2 > /dev/null; echo "b $?"\n'
