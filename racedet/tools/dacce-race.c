@@ -550,8 +550,9 @@ static struct {
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
   unsigned long processes; /* instrumented processes that started (their records) */
-  /* suppress_equal_addresses: the byte ranges of the races printed, [lo, hi) */
-  uint64_t (*ranges)[2];
+  /* suppress_equal_addresses: the byte ranges of the races printed, [lo,
+   * hi), and the process of each (an address means nothing in another) */
+  uint64_t (*ranges)[3];
   size_t nranges, capranges;
 } R = {.verdict = -1};
 
@@ -579,7 +580,8 @@ static int equal_address(const lr_report *r) {
   uint64_t lo, hi;
   if (!equal_range(r, &lo, &hi)) return 0;
   for (size_t i = 0; i < R.nranges; i++)
-    if (lo < R.ranges[i][1] && R.ranges[i][0] < hi) return 1;
+    if (lo < R.ranges[i][1] && R.ranges[i][0] < hi && R.ranges[i][2] == (uint64_t)r->pid)
+      return 1;
   return 0;
 }
 
@@ -594,7 +596,8 @@ static void equal_address_note(const lr_report *r) {
     if (!R.ranges) die("out of memory");
   }
   R.ranges[R.nranges][0] = lo;
-  R.ranges[R.nranges++][1] = hi;
+  R.ranges[R.nranges][1] = hi;
+  R.ranges[R.nranges++][2] = (uint64_t)r->pid;
 }
 
 /* The runtime waits after each raw report until it was printed or
@@ -637,8 +640,9 @@ static int handle_process(const char *line, size_t len) {
   return 1;
 }
 
-/* What handle_report did with a report, for its answer. */
-enum { REPORT_DROPPED, REPORT_PRINTED, REPORT_UNREAD, REPORT_STOPPED };
+/* What handle_report did with a line, for its answer: none for an empty
+ * line (nothing waits for it). */
+enum { REPORT_DROPPED, REPORT_PRINTED, REPORT_UNREAD, REPORT_STOPPED, REPORT_EMPTY };
 
 static int handle_report(const char *line, size_t len, long *pid);
 static void handle_line(const char *line, size_t len) {
@@ -648,12 +652,12 @@ static void handle_line(const char *line, size_t len) {
   /* a line it could not read is answered to whoever waits, as printed (the
    * process then fails, not passes); a process it stopped is not waiting */
   if (what == REPORT_UNREAD) ack(0, 1);
-  else if (what != REPORT_STOPPED) ack(pid, what == REPORT_PRINTED);
+  else if (what != REPORT_STOPPED && what != REPORT_EMPTY) ack(pid, what == REPORT_PRINTED);
 }
 
 static int handle_report(const char *line, size_t len, long *pid) {
   while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) len--;
-  if (!len) return REPORT_UNREAD;
+  if (!len) return REPORT_EMPTY;
   lr_report r;
   char why[256];
   if (lr_parse_raw(line, len, &r, why, sizeof why) != 0) {

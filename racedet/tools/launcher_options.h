@@ -27,7 +27,8 @@
   X(flag, quiet, 0, "print no text report")                                            \
   X(flag, suppress_equal_addresses, 0,                                                  \
     "one report per racy memory range: skip a data race or use after free whose "       \
-    "bytes overlap a reported one's (ThreadSanitizer's flag, on there by default)")     \
+    "bytes overlap a reported one's in the same process (ThreadSanitizer's flag, on "   \
+    "there by default)")                                                                \
   X(flag, trace_children, 0,                                                            \
     "PROGRAM need not be instrumented (a script, make, ctest, a test runner): report "  \
     "the races of every instrumented program it starts, with full paths")              \

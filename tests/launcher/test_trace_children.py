@@ -11,6 +11,8 @@ starts instrumented programs (children_prog.c):
     race_b one with its own 0, as a test runner should see them (each
     process's answers reach that process: it waits for them holding a lock
     on the answer pipe), and only race_a's reports are printed;
+  - --suppress-equal-addresses keeps one report per racy address in each
+    process, not across processes (their addresses are unrelated);
   - an answer nobody took (fake_reports.c stale) does not reach the next
     process that waits;
   - halt_on_error with suppressions: the process that reported is stopped,
@@ -26,6 +28,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import sys
 
 from lrtest import HERE, Test, mark, text_reports
@@ -101,6 +104,23 @@ for rnd in range(3):
             f"parallel {rnd}: the race_b programs' reports suppressed", r.stderr[-2000:])
     t.check_in(f"dacce-race: 12 instrumented processes ran under {par}", r.stderr,
                f"parallel {rnd}: the closing count")
+
+# ---------------------------------------------------------------- equal addresses
+# --suppress-equal-addresses is per process: the same race at the same
+# address (ASLR off) in a second process is that process's own report
+if shutil.which("setarch"):
+    twice = script("twice.sh", f'for i in 1 2; do setarch x86_64 -R {prog} a 1 > /dev/null; '
+                               f'echo "status $?"; done\n')
+    js = os.path.join(t.tmp, "twice.jsonl")
+    r = t.run(["--trace-children", "--suppress-equal-addresses", "--json", js, twice])
+    t.check_status(r, 66, "equal addresses")
+    reps = json_reports(js)
+    addrs = {rep["location"].get("address") for rep in reps}
+    t.check(len({rep["pid"] for rep in reps}) == 2 and len(reps) == 2 and len(addrs) == 1,
+            "equal addresses: one report from each process, at the same address",
+            [(rep["pid"], rep["location"].get("address")) for rep in reps])
+    t.check(r.stdout.split("\n")[:2] == ["status 66", "status 66"],
+            "equal addresses: both processes raced", r.stdout)
 
 # ---------------------------------------------------------------- a stale answer
 # fake_reports.c stale: a forked child's report (suppressed here) whose
