@@ -550,6 +550,7 @@ static struct {
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
   unsigned long processes; /* instrumented processes that started (their records) */
+  int plain; /* the program is not instrumented (--trace-children) */
   /* suppress_equal_addresses: the byte ranges of the races printed, [lo,
    * hi), and the process of each (an address means nothing in another) */
   uint64_t (*ranges)[3];
@@ -692,7 +693,7 @@ static int handle_report(const char *line, size_t len, long *pid) {
   if (R.sarif) lr_sarif_add(R.sarif, &r);
   lr_buf_free(&b);
   lr_report_free(&r);
-  if (R.halt_here && opt.trace_children) {
+  if (R.halt_here && R.plain) {
     /* the process that reported, not the command that started it: the
      * others go on, as each would stop itself at its own first report */
     if (*pid > 1) {
@@ -1005,6 +1006,7 @@ int main(int argc, char **argv) {
   }
   child_pid = pid;
   R.child = pid;
+  R.plain = prog.plain;
   close(wfd);
   close(ackfd);
 

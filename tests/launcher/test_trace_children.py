@@ -152,6 +152,14 @@ t.check(len(re.findall(r"halt_on_error: stopping process \d+ after its first rep
                        r.stderr)) == 1 and len(text_reports(r.stderr)) == 1,
         "halt: one report, one process stopped", r.stderr)
 
+# an instrumented program with the option: halted as without it (the
+# program, and no "killed by signal")
+r = t.run(["--trace-children", "--halt-on-error", "--suppressions", supp, prog, "a", "2"])
+t.check_status(r, 66, "halt, instrumented program")
+t.check("stopping the program after the first report" in r.stderr and
+        "killed by signal" not in r.stderr and len(text_reports(r.stderr)) == 1,
+        "halt, instrumented program: stopped as without --trace-children", r.stderr)
+
 # ---------------------------------------------------------------- nothing instrumented
 NONE = "dacce-race: no instrumented program reached dacce-race under {} (--trace-children)"
 for what, body, status in (("true", "/bin/true\n", 2), ("fails", "/bin/false\nexit 3\n", 3)):
