@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -551,6 +553,12 @@ static struct {
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
   unsigned long processes; /* instrumented processes that started (their records) */
   int plain; /* the program is not instrumented (--trace-children) */
+  const char *word; /* the program, as given */
+  /* the program's end, seen while reports were still being read */
+  int reaped, status, lingering_noted;
+  struct timespec reaped_at;
+  pid_t *announced; /* instrumented processes that said they started */
+  size_t n_announced, cap_announced;
   /* suppress_equal_addresses: the byte ranges of the races printed, [lo,
    * hi), and the process of each (an address means nothing in another) */
   uint64_t (*ranges)[3];
@@ -635,9 +643,18 @@ static int handle_verdict(const char *line, size_t len) {
  * (racedet/report.c rd_report_started).  Not a report: no
  * acknowledgement. */
 static int handle_process(const char *line, size_t len) {
-  static const char head[] = "{\"kind\":\"process\",";
+  static const char head[] = "{\"kind\":\"process\",\"pid\":";
   if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1)) return 0;
   R.processes++;
+  const long pid = strtol(line + sizeof head - 1, NULL, 10);
+  if (pid > 1 && pid != R.child) {
+    if (R.n_announced == R.cap_announced) {
+      R.cap_announced = R.cap_announced ? 2 * R.cap_announced : 16;
+      R.announced = realloc(R.announced, R.cap_announced * sizeof *R.announced);
+      if (!R.announced) die("out of memory");
+    }
+    R.announced[R.n_announced++] = (pid_t)pid;
+  }
   return 1;
 }
 
@@ -773,6 +790,51 @@ static void handle_input_line(const char *line, size_t len) {
     handle_line(line, len);
 }
 
+/* the program while it runs, for forward_signal (0: ended) */
+static volatile sig_atomic_t child_pid;
+
+/* Is process pid alive (and not a zombie, which holds no descriptor)? */
+static int alive(pid_t pid) {
+  char path[64], st[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  const char *state = NULL;
+  if (fgets(st, sizeof st, f)) state = strrchr(st, ')');
+  fclose(f);
+  return state && state[1] == ' ' && state[2] != 'Z';
+}
+
+/* The channel stays open as long as any process holds it: the program's
+ * children, forked or started by it, that it left running.  Their reports
+ * are still read (and decide the exit status), but a silent wait looks
+ * like a hang: once the program has ended and a second went by, say what
+ * is waited for; Ctrl-C (or SIGTERM) then ends the wait. */
+static void watch_program(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!R.reaped) {
+    int st;
+    if (waitpid(R.child, &st, WNOHANG) != R.child) return;
+    R.reaped = 1, R.status = st, R.reaped_at = now;
+    child_pid = 0;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    return;
+  }
+  if (R.lingering_noted || now.tv_sec - R.reaped_at.tv_sec < 2) return;
+  R.lingering_noted = 1;
+  lr_buf b = {0};
+  for (size_t i = 0; i < R.n_announced; i++)
+    if (alive(R.announced[i])) lr_bput(&b, "%s%d", b.n ? ", " : " (instrumented: ", (int)R.announced[i]);
+  if (b.n) lr_bputs(&b, ")");
+  fprintf(stderr,
+          "dacce-race: %s has ended; waiting for the processes it left running, which may "
+          "still report%s; Ctrl-C stops waiting\n",
+          R.word, b.n ? b.p : "");
+  lr_buf_free(&b);
+}
+
 static void read_reports(int fd) {
   char *buf = NULL;
   size_t n = 0, cap = 0;
@@ -783,6 +845,14 @@ static void read_reports(int fd) {
       char *nb = realloc(buf, cap);
       if (!nb) die("out of memory");
       buf = nb;
+    }
+    if (!R.lingering_noted) {
+      struct pollfd p = {.fd = fd, .events = POLLIN};
+      const int k = poll(&p, 1, 500);
+      if (k <= 0) {
+        if (k == 0 || errno == EINTR) watch_program();
+        if (k == 0 || errno == EINTR) continue;
+      }
     }
     ssize_t k = read(fd, buf + n, cap - n);
     if (k < 0 && errno == EINTR) continue;
@@ -829,9 +899,14 @@ static int high_fd(int fd) {
   return h;
 }
 
-static volatile sig_atomic_t child_pid;
 static void forward_signal(int sig) {
-  if (child_pid > 0) kill((pid_t)child_pid, sig);
+  if (child_pid > 0) {
+    kill((pid_t)child_pid, sig);
+    return;
+  }
+  /* the program has ended (watch_program): stop waiting for what it left */
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 /* plain: PROGRAM is not instrumented (--trace-children): the programs it
@@ -1010,11 +1085,12 @@ int main(int argc, char **argv) {
   close(wfd);
   close(ackfd);
 
+  R.word = prog.word;
   read_reports(fds[0]);
   close(fds[0]);
   close(R.ack_fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  int status = R.status;
+  while (!R.reaped && waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       status = 1 << 8;
       break;

@@ -5,6 +5,8 @@
  *                       whose current access is in race_a(): 2N reports
  *                       (the read and the write of each v++)
  *   children_prog b N   the same in race_b()
+ *   children_prog late S the race of "a 1", after S seconds (its command
+ *                       may have ended by then)
  *   children_prog clean threads that synchronise properly
  *
  * Each race's second access waits for the first (a relaxed atomic flag, as
@@ -69,6 +71,10 @@ static void *clean(void *arg) {
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "clean";
   pthread_t t1, t2;
+  if (!strcmp(mode, "late")) { /* the race of "a 1", S seconds from now */
+    sleep(argc > 2 ? (unsigned)atoi(argv[2]) : 1);
+    mode = "a", argc = 2;
+  }
   if (!strcmp(mode, "a") || !strcmp(mode, "b")) {
     n_races = argc > 2 ? atoi(argv[2]) : 1;
     if (n_races < 1 || n_races > MAX_RACES) return 2;

@@ -17,6 +17,8 @@ starts instrumented programs (children_prog.c):
     process that waits;
   - halt_on_error with suppressions: the process that reported is stopped,
     and the script goes on to the next one;
+  - a program the command left running reports after the command ended:
+    dacce-race says it waits for it, and its report still counts;
   - no instrumented program at all: a one-line error and status 2 (a
     failing command keeps its own status), never a clean pass;
   - Python's subprocess, which closes the launcher's descriptors: the
@@ -159,6 +161,23 @@ t.check_status(r, 66, "halt, instrumented program")
 t.check("stopping the program after the first report" in r.stderr and
         "killed by signal" not in r.stderr and len(text_reports(r.stderr)) == 1,
         "halt, instrumented program: stopped as without --trace-children", r.stderr)
+
+# ---------------------------------------------------------------- left running
+# a program the command left running reports after the command ended: the
+# wait is announced, naming it, and its report is printed and counts
+late = script("late.sh", f'{prog} late 3 > /dev/null &\necho "left $!"\n')
+r = t.run(["--trace-children", late])
+t.check_status(r, 66, "left running")
+m = re.search(r"^left (\d+)$", r.stdout, re.M)
+note = re.search(r"^dacce-race: (.*) has ended; waiting for the processes it left running, "
+                 r"which may still report \(instrumented: (\d+)\); Ctrl-C stops waiting$",
+                 r.stderr, re.M)
+t.check(m is not None and note is not None and note.group(1) == late and
+        note.group(2) == m.group(1), "left running: the wait announced, with its pid",
+        r.stdout + r.stderr[-1500:])
+t.check(len(text_reports(r.stderr)) >= 1 and note is not None and
+        r.stderr.index("WARNING: dacce-race: data race") > note.start(),
+        "left running: its report, after the announcement", r.stderr[-2000:])
 
 # ---------------------------------------------------------------- nothing instrumented
 NONE = "dacce-race: no instrumented program reached dacce-race under {} (--trace-children)"
