@@ -849,9 +849,9 @@ static void read_reports(int fd) {
     if (!R.lingering_noted) {
       struct pollfd p = {.fd = fd, .events = POLLIN};
       const int k = poll(&p, 1, 500);
-      if (k <= 0) {
-        if (k == 0 || errno == EINTR) watch_program();
-        if (k == 0 || errno == EINTR) continue;
+      if (k == 0 || (k < 0 && errno == EINTR)) { /* nothing for half a second */
+        watch_program();
+        continue;
       }
     }
     ssize_t k = read(fd, buf + n, cap - n);
