@@ -92,6 +92,12 @@ int main(int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++) av[k++] = argv[i];
   if (link && !shared) {
+    /* the program's -x LANG holds for every input after it, ours too: the
+     * runtime object was compiled as C++ source (LevelDB's
+     * build_detect_platform, `c++ -x c++ - -o t`: cc1plus ran on it for
+     * good) */
+    av[k++] = "-x";
+    av[k++] = "none";
     if (rt_shared) {
       snprintf(rt, sizeof rt, "%s/libdacce.so", real_libdir);
       snprintf(rpath, sizeof rpath, "-Wl,-rpath,%s", real_libdir);
