@@ -284,6 +284,51 @@ static const char *die_attr_string(Dwarf_Die *die, unsigned int at) {
   return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
 }
 
+/* The name of a C++ function that has no linkage name (gcc gives none to
+ * a function of internal linkage: static, or in an anonymous namespace),
+ * qualified by the namespaces and classes around its declaration, as a
+ * demangled linkage name is: "leveldb::(anonymous namespace)::PosixEnv::
+ * BGThread", not "BGThread" (which a suppression of "leveldb::" missed).
+ * NULL when nothing encloses it, or not C++ (a C CU can be large, and
+ * finding a DIE's parents walks it). */
+static const char *qualified_name(dc_sym *s, Dwarf_Die *die, const char *name) {
+  Dwarf_Die cu;
+  if (!dwarf_diecu(die, &cu, NULL, NULL)) return NULL;
+  const int lang = dwarf_srclang(&cu);
+  if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
+      lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
+    return NULL;
+  /* the declaration: the definition's specification, an inlined or
+   * out-of-line instance's abstract origin */
+  Dwarf_Die decl = *die, next;
+  Dwarf_Attribute a;
+  for (int i = 0; i < 8; i++) {
+    if (!dwarf_attr(&decl, DW_AT_abstract_origin, &a) &&
+        !dwarf_attr(&decl, DW_AT_specification, &a))
+      break;
+    if (!dwarf_formref_die(&a, &next)) break;
+    decl = next;
+  }
+  Dwarf_Die *sc = NULL;
+  const int n = dwarf_getscopes_die(&decl, &sc);
+  char buf[1024];
+  size_t k = 0;
+  for (int i = n - 2; i >= 1 && k < sizeof buf; i--) { /* outermost first; sc[n-1]: the CU */
+    const int tag = dwarf_tag(&sc[i]);
+    const char *part = dwarf_diename(&sc[i]);
+    if (tag == DW_TAG_namespace) part = part ? part : "(anonymous namespace)";
+    else if (tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+             tag != DW_TAG_union_type)
+      continue;
+    if (!part) continue;
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s::", part);
+  }
+  free(sc);
+  if (!k || k >= sizeof buf) return NULL;
+  snprintf(buf + k, sizeof buf - k, "%s", name);
+  return intern(s, buf);
+}
+
 static const char *die_name(dc_sym *s, Dwarf_Die *die) {
   const char *link = die_attr_string(die, DW_AT_linkage_name);
   if (!link) link = die_attr_string(die, DW_AT_MIPS_linkage_name);
@@ -296,7 +341,8 @@ static const char *die_name(dc_sym *s, Dwarf_Die *die) {
     }
   }
   const char *name = die_attr_string(die, DW_AT_name);
-  return intern(s, name ? name : link);
+  const char *q = name && !link ? qualified_name(s, die, name) : NULL;
+  return q ? q : intern(s, name ? name : link);
 }
 
 static int die_is_function(Dwarf_Die *die) {
@@ -549,7 +595,16 @@ static int lookup_locked(dc_sym *s, uintptr_t pc, dc_symloc *out) {
       level = DC_SYM_SOURCE;
     }
   }
+  const char *elf_name = out->function; /* the ELF symbol's, demangled */
   const char *physical = inline_frames(s, &cudie, pc - dwbias, out);
+  /* a name qualified from the DWARF scopes (no linkage name) lacks the
+   * parameters that the symbol of the same function has */
+  const size_t pn = physical ? strlen(physical) : 0;
+  if (physical && elf_name && elf_name != physical && !strncmp(elf_name, physical, pn) &&
+      elf_name[pn] == '(') {
+    physical = elf_name;
+    out->frames[out->n_frames - 1].function = elf_name;
+  }
   if (physical) {
     out->function = physical;
     out->function_offset = 0;
