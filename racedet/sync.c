@@ -12,7 +12,7 @@
  * bucket, LevelDB's issue178_test, whose skiplists' atomic pointers are 2.2
  * million objects at once (34 a chain), ran for more than 15 minutes, nearly
  * all of it walking chains in frees (drop_range), where clang's TSan takes
- * 18 s. */
+ * 18-26 s; with the chains, about 60 s (docs/architecture.md). */
 #define NBUCKETS (1u << 16)
 #define CHAIN_MAX 4u
 typedef struct bucket {
