@@ -195,9 +195,6 @@ static inline uint32_t dc_index_next(const dc_itab *t, uint64_t h, uint32_t *pos
 }
 void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx);
 
-/* ---------------------------------------------------------------- options */
-/* One table: type, name, default, description.  Generates the struct, the
- * defaults, the parser and help=1 output (options.c). */
 /* The launcher's answer to a raw report, on report_ack_fd: written whole
  * (atomic, well under PIPE_BUF).  pid: the reporting process's (0: whoever
  * waits, for a line the launcher could not read); printed: 1 when the
@@ -209,6 +206,9 @@ typedef struct dc_report_ack {
   int32_t pid, printed;
 } dc_report_ack;
 
+/* ---------------------------------------------------------------- options */
+/* One table: type, name, default, description.  Generates the struct, the
+ * defaults, the parser and help=1 output (options.c). */
 #define DC_OPTIONS(X)                                                               \
   X(int, verify, 0, "decode the context every Nth event and compare it with the "  \
                     "frame stack (1 = every event, 0 = off)")                       \

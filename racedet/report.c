@@ -129,28 +129,6 @@ void rd_report_init(void) {
 uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
 uint64_t rd_reports_printed(void) { return atomic_load(&n_printed); }
 
-static int raw_ready(void);
-static void write_all(int fd, const char *p, size_t n);
-
-/* Tell the launcher that an instrumented process started (a record, not a
- * report: no acknowledgement).  Under --trace-children the command it ran
- * may be a script or a test runner, and a run in which no instrumented
- * program reached the launcher must not pass as a clean one. */
-void rd_report_started(void) {
-  if (!*dc_opt.raw_reports) return;
-  dc_lock(&report_lock);
-  if (raw_ready()) {
-    char line[64];
-    int n = snprintf(line, sizeof line, "{\"kind\":\"process\",\"pid\":%d}\n", (int)getpid());
-    write_all(raw_ch.fd, line, (size_t)n);
-    /* closed again until the first report: a program may expect its own
-     * first open() to give it descriptor 3 */
-    dc_close(raw_ch.fd);
-    raw_ch.fd = -2;
-  }
-  dc_unlock(&report_lock);
-}
-
 /* ------------------------------------------------------------ dedup */
 /* Two levels: the exact pair of (context handle, pc) is checked first, so a
  * race hit again in a loop costs one lookup; a new pair is decoded, and the
@@ -874,8 +852,8 @@ static int wait_ack(void) {
       return -1;
     }
     if (a.pid == me || a.pid == 0) return a.printed != 0;
-    /* the answer to a process that stopped waiting (its 10 s passed, or
-     * the launcher stopped it at its first report): skipped */
+    /* the answer to a process that stopped waiting (its 10 s passed):
+     * skipped */
   }
 }
 
@@ -1031,21 +1009,46 @@ static int raw_ready(void) {
   return raw_ch.fd >= 0;
 }
 
+/* A record for the launcher, not a report (no acknowledgement); with
+ * close_after, a channel this opened is closed again.  Returns whether it
+ * was written. */
+static int put_record(const char *line, size_t n, int close_after) {
+  dc_lock(&report_lock);
+  const int was_open = raw_ch.fd >= 0;
+  const int told = raw_ready();
+  if (told) {
+    write_all(raw_ch.fd, line, n);
+    if (close_after && !was_open) {
+      dc_close(raw_ch.fd);
+      raw_ch.fd = -2;
+    }
+  }
+  dc_unlock(&report_lock);
+  return told;
+}
+
 /* The program's __tsan_on_finalize changed the verdict at exit (failed:
  * whether races were reported; verdict: what the hook returned): tell the
  * launcher, which then decides the exit status by the verdict (a record,
  * not a report: no acknowledgement).  Returns whether it was told. */
 int rd_report_verdict(int failed, int verdict) {
-  dc_lock(&report_lock);
-  const int told = raw_ready();
-  if (told) {
-    char line[96];
-    int n = snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
-                     (int)getpid(), failed, verdict);
-    write_all(raw_ch.fd, line, (size_t)n);
-  }
-  dc_unlock(&report_lock);
-  return told;
+  char line[96];
+  int n = snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
+                   (int)getpid(), failed, verdict);
+  return put_record(line, (size_t)n, 0);
+}
+
+/* Tell the launcher that an instrumented process started (a record).
+ * Under --trace-children the command it ran may be a script or a test
+ * runner, and a run in which no instrumented program reached the launcher
+ * must not pass as a clean one.  The channel is closed again until the
+ * first report: a program may expect its own first open() to give it
+ * descriptor 3. */
+void rd_report_started(void) {
+  if (!*dc_opt.raw_reports) return;
+  char line[64];
+  int n = snprintf(line, sizeof line, "{\"kind\":\"process\",\"pid\":%d}\n", (int)getpid());
+  put_record(line, (size_t)n, 1);
 }
 
 /* Write report r (raw for the launcher, text) and count it; then halt if

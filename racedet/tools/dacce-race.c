@@ -552,8 +552,7 @@ static struct {
   int ack_fd; /* write end of the acknowledgement pipe (report_ack_fd), or <= 0 */
   int verdict; /* -1, or what the program's __tsan_on_finalize made of its run */
   unsigned long processes; /* instrumented processes that started (their records) */
-  int plain; /* the program is not instrumented (--trace-children) */
-  const char *word; /* the program, as given */
+  const program *prog; /* the program run */
   /* the program's end, seen while reports were still being read */
   int reaped, status, lingering_noted;
   struct timespec reaped_at;
@@ -710,7 +709,7 @@ static int handle_report(const char *line, size_t len, long *pid) {
   if (R.sarif) lr_sarif_add(R.sarif, &r);
   lr_buf_free(&b);
   lr_report_free(&r);
-  if (R.halt_here && R.plain) {
+  if (R.halt_here && R.prog->plain) {
     /* the process that reported, not the command that started it: the
      * others go on, as each would stop itself at its own first report */
     if (*pid > 1) {
@@ -808,8 +807,8 @@ static int alive(pid_t pid) {
 /* The channel stays open as long as any process holds it: the program's
  * children, forked or started by it, that it left running.  Their reports
  * are still read (and decide the exit status), but a silent wait looks
- * like a hang: once the program has ended and a second went by, say what
- * is waited for; Ctrl-C (or SIGTERM) then ends the wait. */
+ * like a hang: two seconds after the program ended, say what is waited
+ * for; Ctrl-C (or SIGTERM) then ends the wait. */
 static void watch_program(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -831,7 +830,7 @@ static void watch_program(void) {
   fprintf(stderr,
           "dacce-race: %s has ended; waiting for the processes it left running, which may "
           "still report%s; Ctrl-C stops waiting\n",
-          R.word, b.n ? b.p : "");
+          R.prog->word, b.n ? b.p : "");
   lr_buf_free(&b);
 }
 
@@ -1081,11 +1080,10 @@ int main(int argc, char **argv) {
   }
   child_pid = pid;
   R.child = pid;
-  R.plain = prog.plain;
+  R.prog = &prog;
   close(wfd);
   close(ackfd);
 
-  R.word = prog.word;
   read_reports(fds[0]);
   close(fds[0]);
   close(R.ack_fd);
