@@ -346,7 +346,9 @@ typedef struct rd_sync {
   uintptr_t addr;
   rd_vc vc;  /* released by writers / unlockers / posters */
   rd_vc rvc; /* released by read-unlockers (rwlock) */
-  struct rd_sync *next;
+  struct rd_sync *next; /* on its granule's chain, or the free list (sync.c) */
+  uint32_t idx;         /* its index in the pool, for the meta map's words */
+  int live;             /* not on the free list */
   _Atomic int lock;
   /* version: odd while a holder of the lock may change the clocks (or
    * store to the location), one more when it unlocks (rd_sync_get,

@@ -1,145 +1,189 @@
 /* sync.c: synchronisation objects (mutexes, condition variables, atomics'
- * release clocks, annotations) in a hash table keyed by address.  Buckets
- * have their own lock; an object's clock has its own. */
+ * release clocks, annotations), found by address through a meta map.
+ * Stripes of granules have their own lock; an object's clock has its own. */
 
 #include "racedet.h"
 
-/* A bucket's objects are on one chain (head), or, once it holds more than
- * CHAIN_MAX, on chains[nchains] chosen by other bits of the address's hash,
- * doubled under the bucket's own lock whenever they average CHAIN_MAX: the
- * buckets' locks (taken all at once at every fork) stay 65,536, and a
- * lookup walks a few objects however many there are.  With one chain per
- * bucket, LevelDB's issue178_test, whose skiplists' atomic pointers are 2.2
- * million objects at once (34 a chain), ran for more than 15 minutes, nearly
- * all of it walking chains in frees (drop_range), where clang's TSan takes
- * 18-26 s; with the chains, about 60 s (docs/architecture.md). */
-#define NBUCKETS (1u << 16)
-#define CHAIN_MAX 4u
-typedef struct bucket {
+/* ------------------------------------------------------------ the meta map
+ * Like the shadow (shadow.h), the meta map splits addresses into 1 GiB
+ * regions, reserved (MAP_NORESERVE) the first time an object is made in
+ * one and found through a flat table.  A region's map has a 32-bit word per
+ * 8-byte granule: the index of the first of the granule's objects (0: none;
+ * objects are keyed by their exact address, so a granule may hold more
+ * than one, on a chain through next), and, per 8 KiB of memory, a count of
+ * its objects, so that a free or an munmap reads the words only where some
+ * object lives.  A lookup is a load of the word, a free of n bytes reads
+ * n / 2 bytes of words at most, and neither depends on how many objects
+ * there are.  Until 2026-11-29 the objects were in a hash table of 65,536
+ * buckets with per-line counts of objects: with 2.2 million atomic
+ * locations alive at once (LevelDB's issue178_test) the counts saturated,
+ * every free looked up each 4-byte step of its block in a bucket's chains,
+ * and the table was 40% of the run's samples, 52 s against clang TSan's 30 s
+ * (docs/architecture.md). */
+#define META_GRANULES ((uintptr_t)1 << (SH_REGION_BITS - 3))
+#define META_SPAN_BITS 13u /* an 8 KiB span of memory has a count */
+#define META_SPANS ((uintptr_t)1 << (SH_REGION_BITS - META_SPAN_BITS))
+#define META_SPAN_GRANULES ((uintptr_t)1 << (META_SPAN_BITS - 3))
+typedef struct meta_region {
+  _Atomic uint32_t count[META_SPANS]; /* objects in each 8 KiB span */
+  _Atomic uint32_t word[META_GRANULES];
+} meta_region;
+/* Regions by address bits 30..46; an address above 2^47 shares a region
+ * with one below (objects compare their exact address: only slower). */
+static _Atomic(meta_region *) meta[SH_REGIONS];
+
+static inline uintptr_t meta_ri(uintptr_t addr) {
+  return (addr >> SH_REGION_BITS) & (SH_REGIONS - 1);
+}
+static inline uintptr_t meta_gi(uintptr_t addr) { return (addr >> 3) & (META_GRANULES - 1); }
+static inline meta_region *meta_at(uintptr_t addr) {
+  return atomic_load_explicit(&meta[meta_ri(addr)], memory_order_acquire);
+}
+static meta_region *meta_map(uintptr_t addr) {
+  meta_region *m = meta_at(addr);
+  if (m) return m;
+  meta_region *fresh = dc_mmap(sizeof(meta_region));
+  if (atomic_compare_exchange_strong(&meta[meta_ri(addr)], &m, fresh)) return fresh;
+  dc_munmap(fresh, sizeof(meta_region)); /* another thread won */
+  return m;
+}
+
+/* Stripes: a granule's chain and word change under its stripe's lock
+ * (65,536 of them: a fork takes them all); made counts the objects made in
+ * the stripe (rd_sync_find). */
+#define NSTRIPES (1u << 16)
+typedef struct stripe {
   _Atomic int lock;
-  _Atomic uint32_t made; /* objects made in it so far (rd_sync_find) */
-  uint32_t n, nchains;   /* objects; chains (0: head alone) */
-  rd_sync *head;
-  rd_sync **chains;
-} bucket;
-static bucket buckets[NBUCKETS];
-
-static bucket *bucket_of(uintptr_t addr) {
-  return &buckets[(dc_hash_word(addr) >> 20) & (NBUCKETS - 1)];
+  _Atomic uint32_t made;
+} stripe;
+static stripe stripes[NSTRIPES];
+static inline stripe *stripe_of(uintptr_t addr) {
+  return &stripes[(dc_hash_word(addr >> 3) >> 20) & (NSTRIPES - 1)];
 }
 
-/* The chain of addr in its bucket b (b's lock held). */
-static rd_sync **chain_of(bucket *b, uintptr_t addr) {
-  return b->nchains ? &b->chains[(uint32_t)(dc_hash_word(addr) >> 40) & (b->nchains - 1)]
-                    : &b->head;
-}
-static rd_sync **chain_at(bucket *b, uint32_t i) { return b->nchains ? &b->chains[i] : &b->head; }
-static uint32_t chain_count(const bucket *b) { return b->nchains ? b->nchains : 1; }
+/* ------------------------------------------------------------ the objects
+ * In blocks of POOL_BLOCK, never unmapped (a lock-free atomic load may read
+ * an object that has gone: access.c, aload_current), an index naming one;
+ * the ones that went are kept on a free list and made again. */
+#define POOL_BLOCK_BITS 10u
+#define POOL_BLOCK (1u << POOL_BLOCK_BITS)
+#define POOL_BLOCKS (1u << 18) /* 2^28 objects alive at once */
+static rd_sync *pool[POOL_BLOCKS];
+static _Atomic int pool_lock;
+static uint32_t pool_used = 1; /* indices handed out (0: none) */
+static rd_sync *pool_free;
 
-/* Twice the chains, the objects moved over (b's lock held). */
-static void chains_grow(bucket *b) {
-  const uint32_t old = chain_count(b), n = b->nchains ? 2 * b->nchains : 2 * CHAIN_MAX;
-  rd_sync **c = dc_alloc((size_t)n * sizeof *c);
-  for (uint32_t i = 0; i < old; i++)
-    for (rd_sync *s = *chain_at(b, i), *next; s; s = next) {
-      next = s->next;
-      rd_sync **to = &c[(uint32_t)(dc_hash_word(s->addr) >> 40) & (n - 1)];
-      s->next = *to;
-      *to = s;
-    }
-  if (b->nchains) dc_free(b->chains, (size_t)b->nchains * sizeof *b->chains);
-  b->head = 0;
-  b->chains = c;
-  b->nchains = n;
-}
-
-/* How many objects each 64-byte line may hold, as counts by line: a page's
- * 64 lines have their 64 counts in one cache line, the page's place among
- * LINE_PAGES chosen by a hash of its number (pages that share a place add
- * up).  A count goes up when an object is made and down when it goes; one
- * that reaches 255 stays there.  A free of memory whose lines count none
- * (nearly every free) skips the lookups at each of its 4-byte steps.
- * Before, a bit per hashed page, set for good: in the LevelDB workload,
- * whose skiplist nodes each hold atomic pointers, nearly every heap page
- * had its bit set, and the lookups of freed strings were 7% of its
- * instructions. */
-#define LINE_PAGES (1u << 14)
-static _Atomic uint8_t line_count[LINE_PAGES * 64];
-static inline _Atomic uint8_t *line_of(uintptr_t addr) {
-  const uint32_t page = (uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 50);
-  return &line_count[page * 64 + ((addr >> 6) & 63)];
-}
-/* A count's step: up (+1) or down (-1), but never past 255 nor from it. */
-static void line_step(uintptr_t addr, int up) {
-  _Atomic uint8_t *c = line_of(addr);
-  uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
-  while (v != 255 && !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + (up ? 1 : -1)),
-                                                             memory_order_relaxed,
-                                                             memory_order_relaxed)) {
-  }
+static inline rd_sync *obj(uint32_t i) {
+  return i ? &pool[i >> POOL_BLOCK_BITS][i & (POOL_BLOCK - 1)] : 0;
 }
 
 static _Atomic uint64_t last_uid;
 
-static rd_sync *in_bucket(bucket *b, uintptr_t addr) {
-  rd_sync *s = *chain_of(b, addr);
+/* A fresh object at addr (its stripe's lock held). */
+static rd_sync *pool_get(uintptr_t addr) {
+  dc_lock(&pool_lock);
+  rd_sync *s = pool_free;
+  if (s) {
+    pool_free = s->next;
+  } else {
+    const uint32_t i = pool_used;
+    if (i >> POOL_BLOCK_BITS >= POOL_BLOCKS)
+      dc_die("dacce: more than %u synchronisation objects alive at once\n",
+             POOL_BLOCKS * POOL_BLOCK);
+    if (!pool[i >> POOL_BLOCK_BITS])
+      pool[i >> POOL_BLOCK_BITS] = dc_mmap(POOL_BLOCK * sizeof(rd_sync));
+    s = obj(i);
+    s->idx = i;
+    pool_used = i + 1;
+  }
+  s->live = 1;
+  dc_unlock(&pool_lock);
+  /* everything but the index, the lock (free) and the version (which only
+   * grows: access.c's lock-free loads compare it) starts anew */
+  __atomic_store_n(&s->addr, addr, __ATOMIC_RELAXED);
+  s->vc = (rd_vc){0};
+  s->rvc = (rd_vc){0};
+  s->next = 0;
+  s->creation_known = s->in_graph = 0;
+  s->rel_serial = s->rel_live = 0;
+  s->rel_pubs = s->rel_floorw = 0;
+  __atomic_store_n(&s->uid, atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1,
+                   __ATOMIC_RELAXED);
+  return s;
+}
+
+static void pool_put(rd_sync *s) {
+  __atomic_store_n(&s->uid, 0, __ATOMIC_RELAXED);
+  dc_lock(&pool_lock);
+  s->live = 0;
+  s->next = pool_free;
+  pool_free = s;
+  dc_unlock(&pool_lock);
+}
+
+/* The object at addr on its granule's chain (its stripe's lock held). */
+static rd_sync *in_granule(meta_region *m, uintptr_t addr) {
+  rd_sync *s = m ? obj(atomic_load_explicit(&m->word[meta_gi(addr)], memory_order_relaxed)) : 0;
   while (s && s->addr != addr) s = s->next;
   return s;
 }
 
 /* An atomic load's lookup, before the load: the object, locked, or none,
  * and then *none for rd_sync_none_since after the load.  An object made in
- * between (its maker raised its line's count and its bucket's made before
+ * between (its maker set its granule's word and its stripe's made before
  * its store, and a release fence came between, rd_sync_get) may have been
  * made by the store the load read: the load must then be done again, with
  * the object locked, or it would miss that store's release (a false race:
  * the first store to a flag that a reader already spins on).  *none: 1 when
- * the line counted no object (a load, no lock), else the bucket's made
+ * the granule had no object (a load, no lock), else the stripe's made
  * count, shifted up one. */
 rd_sync *rd_sync_find(uintptr_t addr, uint64_t *none) {
-  if (!atomic_load_explicit(line_of(addr), memory_order_acquire)) {
+  meta_region *m = meta_at(addr);
+  if (!m || !atomic_load_explicit(&m->word[meta_gi(addr)], memory_order_acquire)) {
     *none = 1;
     return 0;
   }
-  bucket *b = bucket_of(addr);
-  dc_lock(&b->lock);
-  rd_sync *s = in_bucket(b, addr);
+  stripe *st = stripe_of(addr);
+  dc_lock(&st->lock);
+  rd_sync *s = in_granule(m, addr);
   if (s)
     dc_lock(&s->lock);
   else
-    *none = (uint64_t)atomic_load_explicit(&b->made, memory_order_relaxed) << 1;
-  dc_unlock(&b->lock);
+    *none = (uint64_t)atomic_load_explicit(&st->made, memory_order_relaxed) << 1;
+  dc_unlock(&st->lock);
   return s;
 }
 
 /* After the load (and an acquire fence): no object made at addr since
  * rd_sync_find found none? */
 int rd_sync_none_since(uintptr_t addr, uint64_t none) {
-  if (none & 1) return !atomic_load_explicit(line_of(addr), memory_order_relaxed);
-  return ((uint64_t)atomic_load_explicit(&bucket_of(addr)->made, memory_order_relaxed) << 1) ==
+  if (none & 1) {
+    meta_region *m = meta_at(addr);
+    return !m || !atomic_load_explicit(&m->word[meta_gi(addr)], memory_order_relaxed);
+  }
+  return ((uint64_t)atomic_load_explicit(&stripe_of(addr)->made, memory_order_relaxed) << 1) ==
          none;
 }
 
 rd_sync *rd_sync_get(uintptr_t addr, int create) {
   uint64_t none; /* (an acquire's lookup: no load to do again) */
   if (!create) return rd_sync_find(addr, &none);
-  bucket *b = bucket_of(addr);
-  dc_lock(&b->lock);
-  rd_sync *s = in_bucket(b, addr);
+  meta_region *m = meta_map(addr);
+  stripe *st = stripe_of(addr);
+  dc_lock(&st->lock);
+  rd_sync *s = in_granule(m, addr);
   if (!s) {
-    s = dc_alloc(sizeof *s);
-    s->addr = addr;
-    s->uid = atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
-    line_step(addr, 1);
-    atomic_store_explicit(&b->made, atomic_load_explicit(&b->made, memory_order_relaxed) + 1,
+    s = pool_get(addr);
+    _Atomic uint32_t *w = &m->word[meta_gi(addr)];
+    s->next = obj(atomic_load_explicit(w, memory_order_relaxed));
+    atomic_store_explicit(w, s->idx, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->count[meta_gi(addr) / META_SPAN_GRANULES], 1,
+                              memory_order_relaxed);
+    atomic_store_explicit(&st->made, atomic_load_explicit(&st->made, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    rd_sync **chain = chain_of(b, addr);
-    s->next = *chain;
-    *chain = s;
-    if (++b->n > CHAIN_MAX * chain_count(b)) chains_grow(b);
   }
   dc_lock(&s->lock);
-  dc_unlock(&b->lock);
+  dc_unlock(&st->lock);
   /* Every change to the object's clocks, and every atomic store or
    * read-modify-write of its location, is made by a holder that asked with
    * create, between an odd version and the next one (a seqlock's writer):
@@ -192,56 +236,69 @@ int rd_lock_creation(uintptr_t m, uint32_t *ctx, uintptr_t *pc) {
   return found;
 }
 
-/* Drop the objects of one bucket whose address lies in [lo, lo + size). */
-static void drop_chain(bucket *b, rd_sync **pp, uintptr_t lo, uintptr_t size) {
-  while (*pp) {
-    rd_sync *s = *pp;
-    if (s->addr - lo < size) {
-      *pp = s->next;
-      b->n--;
-      if (s->creation_known) creation_del(s->addr);
-      /* wait for a thread that still holds it (it got it before the
-       * bucket's lock was ours, and will not touch it after) */
-      dc_lock(&s->lock);
-      dc_unlock(&s->lock);
-      line_step(s->addr, 0);
-      if (s->in_graph) rd_dl_forget(s->uid);
-      rd_vc_free(&s->vc);
-      rd_vc_free(&s->rvc);
-      dc_free(s, sizeof *s);
-    } else {
-      pp = &s->next;
+/* The objects of granule g (its word nonzero) whose address lies in
+ * [lo, lo + size): off its chain, under its stripe's lock; then each waits
+ * for a thread that still holds it (it got it before the stripe's lock was
+ * ours, and will not touch it after) and goes. */
+static void drop_granule(meta_region *m, uintptr_t g, uintptr_t lo, uintptr_t size) {
+  stripe *st = stripe_of(g);
+  _Atomic uint32_t *w = &m->word[meta_gi(g)];
+  rd_sync *gone = 0, *prev = 0;
+  dc_lock(&st->lock);
+  for (rd_sync *s = obj(atomic_load_explicit(w, memory_order_relaxed)), *next; s; s = next) {
+    next = s->next;
+    if (s->addr - lo >= size) {
+      prev = s;
+      continue;
     }
+    if (prev)
+      prev->next = next;
+    else
+      atomic_store_explicit(w, next ? next->idx : 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&m->count[meta_gi(g) / META_SPAN_GRANULES], 1, memory_order_relaxed);
+    s->next = gone;
+    gone = s;
   }
-}
-
-/* b's objects in [lo, lo + size): of one chain for one address (size 4,
- * objects keyed by their exact address), else of every chain. */
-static void drop_range(bucket *b, uintptr_t lo, uintptr_t size) {
-  if (!__atomic_load_n(&b->n, __ATOMIC_RELAXED)) return; /* (a peek: nothing to drop) */
-  dc_lock(&b->lock);
-  const uint32_t one = size <= 4, n = one ? 1 : chain_count(b);
-  for (uint32_t i = 0; i < n; i++)
-    drop_chain(b, one ? chain_of(b, lo) : chain_at(b, i), lo, size);
-  dc_unlock(&b->lock);
+  dc_unlock(&st->lock);
+  while (gone) {
+    rd_sync *s = gone;
+    gone = s->next;
+    if (s->creation_known) creation_del(s->addr);
+    dc_lock(&s->lock);
+    dc_unlock(&s->lock);
+    if (s->in_graph) rd_dl_forget(s->uid);
+    rd_vc_free(&s->vc);
+    rd_vc_free(&s->rvc);
+    pool_put(s);
+  }
 }
 
 /* Memory is gone (free, munmap): its objects go too, so a later object at
- * the same address starts without history.  Objects are keyed by their exact
- * address: small ranges look up every 4-byte step (mutexes, semaphores and
- * atomics of 4 bytes or more are at least that aligned), large ones scan
- * every bucket. */
+ * the same address starts without history.  Only the words of 8 KiB spans
+ * that count an object are read. */
 void rd_sync_forget(uintptr_t addr, uintptr_t size) {
-  if (size > (1u << 20)) {
-    for (uint32_t i = 0; i < NBUCKETS; i++) drop_range(&buckets[i], addr, size);
-    return;
-  }
-  uintptr_t end = addr + size;
-  for (uintptr_t a = addr & ~(uintptr_t)3; a < end;) {
-    uintptr_t line_end = (a | 63) + 1, stop = end < line_end ? end : line_end;
-    if (atomic_load_explicit(line_of(a), memory_order_relaxed))
-      for (; a < stop; a += 4) drop_range(bucket_of(a), a, 4);
-    a = (stop + 3) & ~(uintptr_t)3;
+  if (!size) return;
+  const uintptr_t region = (uintptr_t)1 << SH_REGION_BITS, span = (uintptr_t)1 << META_SPAN_BITS;
+  /* the last byte; a range of more than the regions' table covers once
+   * visits each region once, whole (an address above 2^47 shares one) */
+  uintptr_t lo = addr & ~(uintptr_t)7,
+            last = size - 1 > UINTPTR_MAX - addr ? UINTPTR_MAX : addr + size - 1;
+  if (last - lo >= (uintptr_t)SH_REGIONS << SH_REGION_BITS)
+    lo = 0, last = ((uintptr_t)SH_REGIONS << SH_REGION_BITS) - 1;
+  for (uintptr_t a = lo;;) {
+    const uintptr_t region_last = a | (region - 1), stop = last < region_last ? last : region_last;
+    meta_region *m = meta_at(a);
+    for (uintptr_t s = a; m;) { /* the region's spans in the range */
+      const uintptr_t span_last = s | (span - 1), s_stop = stop < span_last ? stop : span_last;
+      if (atomic_load_explicit(&m->count[meta_gi(s) / META_SPAN_GRANULES], memory_order_relaxed))
+        for (uintptr_t g = s & ~(uintptr_t)7; g <= s_stop; g += 8)
+          if (atomic_load_explicit(&m->word[meta_gi(g)], memory_order_relaxed))
+            drop_granule(m, g, addr, size);
+      if (s_stop == stop) break;
+      s = span_last + 1;
+    }
+    if (stop == last) break;
+    a = region_last + 1;
   }
 }
 
@@ -252,8 +309,8 @@ static int active(rd_thread **r) {
   return !(*r)->ignore_sync && !(*r)->disabled;
 }
 
-/* ------------------------------------------------------------ releases taken back
- * A release starts a new epoch, and the thread's cells from before it no
+/* ------------------------------------------------------------ releases taken
+ * back A release starts a new epoch, and the thread's cells from before it no
  * longer cover its accesses (shadow.h, sh_covers): each location it touches
  * again costs the slow path, a store and often a site.  A program that
  * takes and drops a lock around every call into a library (SQLite in
@@ -405,20 +462,23 @@ void rd_mutex_unlocked(uintptr_t addr) {
   lockset_changed(r, addr, 1, n0);
 }
 
-/* Fork: with every bucket held (common.c), take or drop every object's lock. */
+/* Fork: with every stripe held (common.c), take or drop the pool's lock
+ * and every live object's. */
 static void sync_objects_fork(int lock) {
-  for (uint32_t i = 0; i < NBUCKETS; i++)
-    for (uint32_t c = 0; c < chain_count(&buckets[i]); c++)
-      for (rd_sync *s = *chain_at(&buckets[i], c); s; s = s->next) {
-        if (lock)
-          dc_lock(&s->lock);
-        else
-          dc_unlock(&s->lock);
-      }
+  if (lock) dc_lock(&pool_lock);
+  for (uint32_t i = 1; i < pool_used; i++) {
+    rd_sync *s = obj(i);
+    if (!s->live) continue;
+    if (lock)
+      dc_lock(&s->lock);
+    else
+      dc_unlock(&s->lock);
+  }
+  if (!lock) dc_unlock(&pool_lock);
 }
 
 __attribute__((constructor)) static void sync_locks(void) {
-  dc_atfork_register_inner(DC_RANK_SYNC, &buckets[0].lock, NBUCKETS, sizeof(bucket),
+  dc_atfork_register_inner(DC_RANK_SYNC, &stripes[0].lock, NSTRIPES, sizeof(stripe),
                            sync_objects_fork);
   dc_atfork_register(DC_RANK_CREATED, &created_lock, 1, 0);
 }
