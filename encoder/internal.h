@@ -236,6 +236,10 @@ typedef struct dc_report_ack {
                            "report once it has printed or suppressed it; the "      \
                            "reporting thread waits for it (set by dacce-race; 0: "  \
                            "none)")                                                 \
+  X(str, report_via, "", "the launcher's ends of those two pipes, as PID/FD/FD/"     \
+                         "INODE/INODE (reports, then answers), for a program that " \
+                         "finds its own descriptors closed or reused: it opens "    \
+                         "them again through /proc (set by dacce-race)")            \
   X(int, tsan_header, 0, "start text reports with 'WARNING: ThreadSanitizer:' so "  \
                          "tools that parse TSan output count them")                 \
   X(int, halt_on_error, 0, "exit after the first report")                           \

@@ -119,12 +119,62 @@ static void lose(channel *c) {
 
 int rd_reports_unseen(void) { return channel_lost; }
 
+/* The launcher's own ends of the two pipes (report_via): a channel whose
+ * descriptor was closed on the way down (a runner between the launcher and
+ * us that closes what it did not open: Python's subprocess does by
+ * default, and so meson's and pytest's runners) or reused by the program
+ * (a daemon's closefrom) is opened again through /proc/PID/fd, if what is
+ * there is still the launcher's pipe: its inode, which the launcher gives
+ * (another process of that pid, in another pid namespace say, has other
+ * files).  Opening a pipe's end there gives a description of the same
+ * pipe, for reading or for writing as asked. */
+static struct {
+  int ok, pid, fd[2];
+  ino_t ino[2];
+} via;
+static int ack_gone; /* the launcher did not answer once: no more waits */
+
+/* Channel k (0: reports, written; 1: answers, read) through the launcher's
+ * /proc: its descriptor, or -1. */
+static int via_open(channel *c, int k) {
+  if (!via.ok) return -1;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", via.pid, via.fd[k]);
+  /* (not blocking: a pipe's write end opened while it has no reader would
+   * wait for one) */
+  const int fd = dc_open(path, (k ? O_RDONLY : O_WRONLY) | O_NONBLOCK | O_CLOEXEC, 0);
+  struct stat st;
+  if (fd < 0) return -1;
+  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_ino != via.ino[k] ||
+      (!k && fcntl(fd, F_SETFL, 0) != 0)) { /* (the reports' writes wait) */
+    dc_close(fd);
+    return -1;
+  }
+  *c = (channel){fd, 1, st.st_dev, st.st_ino};
+  return fd;
+}
+
 void rd_report_init(void) {
   struct stat st;
+  unsigned long long ino0 = 0, ino1 = 0;
+  via.ok = *dc_opt.report_via && sscanf(dc_opt.report_via, "%d/%d/%d/%llu/%llu", &via.pid,
+                                        &via.fd[0], &via.fd[1], &ino0, &ino1) == 5;
+  via.ino[0] = (ino_t)ino0, via.ino[1] = (ino_t)ino1;
   if (*dc_opt.raw_reports && stat(dc_opt.raw_reports, &st) == 0)
     raw_ch = (channel){-2, 1, st.st_dev, st.st_ino};
+  else if (via.ok) /* the launcher's descriptor is gone: only its pipe will do */
+    raw_ch = (channel){-2, 1, 0, via.ino[0]};
   if (dc_opt.report_ack_fd > 0 && fstat(dc_opt.report_ack_fd, &st) == 0 && S_ISFIFO(st.st_mode))
     ack_ch = (channel){dc_opt.report_ack_fd, 1, st.st_dev, st.st_ino};
+}
+
+/* The answers' channel: there, and still the launcher's (else opened
+ * again through report_via)? */
+static int ack_ready(void) {
+  if (ack_gone) return 0;
+  if (ack_ch.fd >= 0 && channel_same(&ack_ch, ack_ch.fd)) return 1;
+  ack_ch.fd = -1;
+  return via_open(&ack_ch, 1) >= 0;
 }
 uint64_t rd_reports_count(void) { return atomic_load(&n_reports); }
 uint64_t rd_reports_printed(void) { return atomic_load(&n_printed); }
@@ -835,11 +885,7 @@ static void emit_raw(int fd, const char *p, size_t n) {
  * Returns 1 when the launcher printed the report, 0 when it did not
  * (suppressed, or a repeat), -1 when it did not say. */
 static int wait_ack(void) {
-  if (ack_ch.fd < 0) return -1;
-  if (!channel_same(&ack_ch, ack_ch.fd)) {
-    ack_ch.fd = -1;
-    return -1;
-  }
+  if (!ack_ready()) return -1;
   const int32_t me = (int32_t)getpid();
   for (;;) {
     struct pollfd p = {.fd = ack_ch.fd, .events = POLLIN};
@@ -849,6 +895,7 @@ static int wait_ack(void) {
     dc_report_ack a;
     if (k <= 0 || dc_read(ack_ch.fd, &a, sizeof a) != (long)sizeof a) {
       ack_ch.fd = -1;
+      ack_gone = 1;
       return -1;
     }
     if (a.pid == me || a.pid == 0) return a.printed != 0;
@@ -866,7 +913,7 @@ static int wait_ack(void) {
  * longer, as an answer is not.  Returns the descriptor to close (which
  * unlocks), or -1. */
 static int ack_lock(void) {
-  if (ack_ch.fd < 0) return -1;
+  if (!ack_ready()) return -1;
   char path[48];
   snprintf(path, sizeof path, "/proc/self/fd/%d", ack_ch.fd);
   const int fd = dc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
@@ -993,19 +1040,23 @@ static int raw_ready(void) {
     raw_ch.fd = -1;
     if (*dc_opt.raw_reports) {
       int fd = dc_open(dc_opt.raw_reports, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-      if (fd < 0) { /* the launcher's descriptor was closed on the way down
-                     * (a runner between it and us that closes what it did
-                     * not open): text then, or nothing would tell */
-        dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
-        lose(&raw_ch);
-      } else if (channel_same(&raw_ch, fd)) raw_ch.fd = fd;
-      else { /* the number is the program's file now */
-        dc_close(fd);
-        lose(&raw_ch);
+      if (fd >= 0 && channel_same(&raw_ch, fd)) {
+        raw_ch.fd = fd;
+      } else {
+        /* the launcher's descriptor was closed on the way down (a runner
+         * between it and us that closes what it did not open), or its
+         * number is the program's file now: the launcher's own end, else
+         * text, or nothing would tell */
+        if (fd >= 0) dc_close(fd);
+        if (via_open(&raw_ch, 0) < 0) {
+          if (fd < 0) dc_printf("==dacce== cannot open raw_reports file '%s'\n", dc_opt.raw_reports);
+          lose(&raw_ch);
+        }
       }
     }
   }
-  if (raw_ch.fd >= 0 && !channel_same(&raw_ch, raw_ch.fd)) lose(&raw_ch);
+  if (raw_ch.fd >= 0 && !channel_same(&raw_ch, raw_ch.fd) && via_open(&raw_ch, 0) < 0)
+    lose(&raw_ch);
   return raw_ch.fd >= 0;
 }
 

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,7 +96,8 @@ static const char *rt_values[N_RT]; /* NULL: not given */
 /* set by the launcher itself: a user value would break the report channel */
 static int rt_reserved(const char *name) {
   return !strcmp(name, "raw_reports") || !strcmp(name, "report_text") ||
-         !strcmp(name, "report_ack_fd") || !strcmp(name, "override_exit_status");
+         !strcmp(name, "report_ack_fd") || !strcmp(name, "report_via") ||
+         !strcmp(name, "override_exit_status");
 }
 static int rt_has(const char *name) {
   for (size_t i = 0; i < N_RT; i++)
@@ -556,13 +558,19 @@ static struct {
   /* the program's end, seen while reports were still being read */
   int reaped, status, lingering_noted;
   struct timespec reaped_at;
+  /* a write end of the reports' pipe kept until the program ends, so that
+   * a program that closed its own (a daemon's closefrom, as the first
+   * thing it does) and opens ours again through /proc (report_via) finds
+   * the pipe still read; and a descriptor that becomes readable when the
+   * program ends (pidfd_open), or -1 */
+  int hold_fd, pidfd;
   pid_t *announced; /* instrumented processes that said they started */
   size_t n_announced, cap_announced;
   /* suppress_equal_addresses: the byte ranges of the races printed, [lo,
    * hi), and the process of each (an address means nothing in another) */
   uint64_t (*ranges)[3];
   size_t nranges, capranges;
-} R = {.verdict = -1};
+} R = {.verdict = -1, .hold_fd = -1, .pidfd = -1};
 
 /* suppress_equal_addresses: the bytes of both accesses of a race, from the
  * lowest to the highest, [*lo, *hi); 0 when the option is off, the report
@@ -817,6 +825,8 @@ static void watch_program(void) {
     if (waitpid(R.child, &st, WNOHANG) != R.child) return;
     R.reaped = 1, R.status = st, R.reaped_at = now;
     child_pid = 0;
+    if (R.hold_fd >= 0) close(R.hold_fd); /* EOF once the rest let go */
+    R.hold_fd = -1;
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
     return;
@@ -846,11 +856,17 @@ static void read_reports(int fd) {
       buf = nb;
     }
     if (!R.lingering_noted) {
-      struct pollfd p = {.fd = fd, .events = POLLIN};
-      const int k = poll(&p, 1, 500);
+      struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = R.pidfd, .events = POLLIN}};
+      const int k = poll(p, R.pidfd >= 0 ? 2 : 1, 500);
       if (k == 0 || (k < 0 && errno == EINTR)) { /* nothing for half a second */
         watch_program();
         continue;
+      }
+      if (k > 0 && R.pidfd >= 0 && p[1].revents) { /* the program ended */
+        close(R.pidfd);
+        R.pidfd = -1;
+        watch_program();
+        if (!p[0].revents) continue;
       }
     }
     ssize_t k = read(fd, buf + n, cap - n);
@@ -911,7 +927,7 @@ static void forward_signal(int sig) {
 /* plain: PROGRAM is not instrumented (--trace-children): the programs it
  * starts keep their own exit status only when the launcher printed none of
  * their reports, so that a test runner sees which of them raced */
-static char *dacce_options(int wfd, int ackfd, int plain) {
+static char *dacce_options(int wfd, int ackfd, int plain, const char *via) {
   lr_buf b = {0};
   const char *user = getenv("DACCE_OPTIONS");
   if (user && *user) {
@@ -926,7 +942,8 @@ static char *dacce_options(int wfd, int ackfd, int plain) {
    * reports leave it alone (see exit_status) */
   if (rt_has("override_exit_status"))
     lr_bputs(&b, plain ? "override_exit_status=2:" : "override_exit_status=0:");
-  lr_bput(&b, "raw_reports=/dev/fd/%d:report_ack_fd=%d:report_text=0", wfd, ackfd);
+  lr_bput(&b, "raw_reports=/dev/fd/%d:report_ack_fd=%d:report_via=%s:report_text=0", wfd, ackfd,
+          via);
   return b.p;
 }
 
@@ -1051,7 +1068,16 @@ int main(int argc, char **argv) {
   int ackfd = high_fd(acks[0]);
   R.ack_fd = acks[1];
   fcntl(R.ack_fd, F_SETFL, O_NONBLOCK);
-  char *options = dacce_options(wfd, ackfd, prog.plain);
+  /* our own ends of both, for a program whose descriptors were closed on
+   * the way (a runner that closes what it did not open): it opens them
+   * again through /proc (the runtime's report_via) */
+  struct stat st_r, st_a;
+  char via[96];
+  if (fstat(fds[0], &st_r) != 0 || fstat(R.ack_fd, &st_a) != 0)
+    die("cannot stat a pipe: %s", strerror(errno));
+  snprintf(via, sizeof via, "%d/%d/%d/%llu/%llu", (int)getpid(), fds[0], R.ack_fd,
+           (unsigned long long)st_r.st_ino, (unsigned long long)st_a.st_ino);
+  char *options = dacce_options(wfd, ackfd, prog.plain, via);
   char **env = child_env(options, preload);
 
   struct sigaction ign = {0}, fwd = {0}, old_int, old_quit;
@@ -1081,10 +1107,13 @@ int main(int argc, char **argv) {
   child_pid = pid;
   R.child = pid;
   R.prog = &prog;
-  close(wfd);
+  R.hold_fd = wfd;
+  R.pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* (-1 before Linux 5.3: half-second polls) */
   close(ackfd);
 
   read_reports(fds[0]);
+  if (R.hold_fd >= 0) close(R.hold_fd); /* (halted) */
+  if (R.pidfd >= 0) close(R.pidfd);
   close(fds[0]);
   close(R.ack_fd);
   int status = R.status;

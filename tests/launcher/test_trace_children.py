@@ -21,9 +21,10 @@ starts instrumented programs (children_prog.c):
     dacce-race says it waits for it, and its report still counts;
   - no instrumented program at all: a one-line error and status 2 (a
     failing command keeps its own status), never a clean pass;
-  - Python's subprocess, which closes the launcher's descriptors: the
-    child's reports come as text on stderr and its own status is exitcode,
-    and dacce-race says that none reached it.
+  - Python's subprocess, which closes the launcher's descriptors: the child
+    opens the launcher's ends of its pipes again through /proc (report_via),
+    so its reports come through dacce-race with full paths and lines, it
+    waits for the answers, and its own status is exitcode.
 Without the option such commands are refused (test_bad_input).
 """
 import glob
@@ -195,12 +196,21 @@ with open(runner, "w") as f:
     f.write("import subprocess, sys\n"
             "r = subprocess.run([sys.argv[1], 'a', '1'])  # close_fds=True\n"
             "print('child', r.returncode)\n")
-r = t.run(["--trace-children", sys.executable, runner, prog])
-t.check_status(r, 2, "closed descriptors")
+js = os.path.join(t.tmp, "closed.jsonl")
+r = t.run(["--trace-children", "--json", js, sys.executable, runner, prog])
+t.check_status(r, 66, "closed descriptors")
 t.check_in("child 66", r.stdout, "closed descriptors: the child's own status is exitcode")
-t.check_in("reports follow as text", r.stderr, "closed descriptors: the runtime says so")
-t.check(len(text_reports(r.stderr)) >= 1, "closed descriptors: the race reported as text",
-        r.stderr)
-t.check_in(NONE.format(sys.executable), r.stderr, "closed descriptors: dacce-race says so")
+t.check("follow as text" not in r.stderr and "cannot open" not in r.stderr,
+        "closed descriptors: the runtime found the launcher's pipes", r.stderr)
+reps = json_reports(js)
+t.check(len(reps) >= 1 and len(text_reports(r.stderr)) == len(reps),
+        f"closed descriptors: {len(reps)} reports through dacce-race", r.stderr)
+for rep in reps:
+    cur = rep["current"]["frames"]
+    t.check(cur and cur[0]["function"] == "race_a" and cur[0]["file"] == src and
+            cur[0]["line"] == mark("race-a", SRC),
+            "closed descriptors: the current access in race_a, with file and line", cur)
+t.check_in(f"dacce-race: 1 instrumented process ran under {sys.executable}, {len(reps)} reports",
+           r.stderr, "closed descriptors: the closing count")
 
 t.finish()
