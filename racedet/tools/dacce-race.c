@@ -570,6 +570,14 @@ static struct {
    * hi), and the process of each (an address means nothing in another) */
   uint64_t (*ranges)[3];
   size_t nranges, capranges;
+  /* the reports printed, by their key (report_key), with the pid of the
+   * first: an open-addressing set, 0 empty */
+  struct printed_key {
+    uint64_t key;
+    long pid;
+  } *keys;
+  size_t nkeys, capkeys;
+  unsigned long repeats; /* reports not printed again (another process's) */
 } R = {.verdict = -1, .hold_fd = -1, .pidfd = -1};
 
 /* suppress_equal_addresses: the bytes of both accesses of a race, from the
@@ -614,6 +622,101 @@ static void equal_address_note(const lr_report *r) {
   R.ranges[R.nranges][0] = lo;
   R.ranges[R.nranges][1] = hi;
   R.ranges[R.nranges++][2] = (uint64_t)r->pid;
+}
+
+/* ------------------------------------------------------------ repeats
+ * The runtime prints each pair of stacks once per process; the launcher,
+ * which hears from every process of a run (a forked child, a test suite's
+ * many programs under --trace-children), prints it once per run: a test
+ * suite whose programs share a library would otherwise repeat the same
+ * race in every program that reaches it.  A report is its kind and its
+ * stacks as symbolised (function, file, line and column of each frame,
+ * else the module's name and offset), which do not change from one
+ * process, or one program linked with the same sources, to the next;
+ * addresses and thread numbers do, and are left out.  A repeat gets one
+ * line instead of the report, and still counts as reported: the process
+ * exits with the exitcode, as it would have had it been printed. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+  return h;
+}
+static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1); }
+
+static uint64_t stack_key(const lr_stack *st) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < st->n; i++) {
+    const lr_frame *f = &st->f[i];
+    if (f->function || f->file) {
+      const int where[3] = {f->line, f->column, f->inlined};
+      h = fnv(fnv_str(fnv_str(h, f->function), f->file), where, sizeof where);
+    } else {
+      const char *m = f->module ? strrchr(f->module, '/') : NULL;
+      h = fnv(fnv_str(h, m ? m + 1 : f->module), &f->offset, sizeof f->offset);
+    }
+  }
+  return h;
+}
+
+static uint64_t report_key(const lr_report *r) {
+  uint64_t h = fnv_str(fnv_str(0xcbf29ce484222325ull, r->kind), r->misuse);
+  uint64_t a = stack_key(&r->acc[0].st), b = stack_key(&r->acc[1].st);
+  if (!strcmp(r->kind, "data-race") && a > b) { /* either access may come first */
+    const uint64_t x = a;
+    a = b, b = x;
+  }
+  h = fnv(fnv(h, &a, sizeof a), &b, sizeof b);
+  for (int i = 0; i < r->nedges; i++) {
+    const uint64_t e[2] = {stack_key(&r->edges[i].wanted), stack_key(&r->edges[i].held)};
+    h = fnv(h, e, sizeof e);
+  }
+  for (int i = 0; i < r->nthreads; i++) /* a thread leak is where it was made */
+    if (!strcmp(r->kind, "thread-leak") && r->threads[i].id == r->leak_thread) {
+      const uint64_t c = stack_key(&r->threads[i].created);
+      h = fnv(h, &c, sizeof c);
+    }
+  return h | 1;
+}
+
+/* Was a report of this key printed before?  The pid that printed it first,
+ * else 0 (and the key is noted as printed by pid). */
+static long printed_before(uint64_t key, long pid) {
+  if (2 * (R.nkeys + 1) > R.capkeys) {
+    const size_t cap = R.capkeys ? 2 * R.capkeys : 64;
+    struct printed_key *k = calloc(cap, sizeof *k);
+    if (!k) die("out of memory");
+    for (size_t i = 0; i < R.capkeys; i++)
+      if (R.keys[i].key) {
+        size_t j = R.keys[i].key & (cap - 1);
+        while (k[j].key) j = (j + 1) & (cap - 1);
+        k[j] = R.keys[i];
+      }
+    free(R.keys);
+    R.keys = k, R.capkeys = cap;
+  }
+  size_t j = key & (R.capkeys - 1);
+  for (; R.keys[j].key; j = (j + 1) & (R.capkeys - 1))
+    if (R.keys[j].key == key) return R.keys[j].pid;
+  R.keys[j] = (struct printed_key){key, pid};
+  R.nkeys++;
+  return 0;
+}
+
+/* The line that stands for a repeat: where, in which process of which
+ * program, and whose report it repeats. */
+static void repeat_note(const lr_report *r, long first, lr_buf *b) {
+  char exe[PATH_MAX], link[64];
+  snprintf(link, sizeof link, "/proc/%ld/exe", r->pid);
+  const ssize_t n = readlink(link, exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  const char *name = strrchr(exe, '/');
+  const lr_frame *f = r->acc[0].st.n ? &r->acc[0].st.f[0] : NULL;
+  const char *file = f && f->file ? strrchr(f->file, '/') : NULL;
+  lr_bput(b, "dacce-race: %s", r->kind);
+  if (f && f->function) lr_bput(b, " in %s", f->function);
+  if (f && f->file) lr_bput(b, " (%s:%d)", file ? file + 1 : f->file, f->line);
+  lr_bput(b, " again, in process %ld (%s): reported above for process %ld\n", r->pid,
+          name ? name + 1 : "?", first);
 }
 
 /* The runtime waits after each raw report until it was printed or
@@ -701,20 +804,28 @@ static int handle_report(const char *line, size_t len, long *pid) {
     return REPORT_DROPPED;
   }
   equal_address_note(&r);
-  R.printed++;
   lr_buf b = {0};
-  if (!opt.quiet) {
-    lr_text_opts to = {opt.tsan_header};
-    lr_render_text(&r, &to, &b);
-    write_all(*opt.log_path ? log_fd(r.pid) : 2, b.p, b.n);
-    b.n = 0;
+  long first = printed_before(report_key(&r), r.pid);
+  if (first == r.pid || opt.report_repeats) first = 0; /* (in its own process, the runtime's
+                                                         * judgment: it printed both) */
+  if (first) {
+    R.repeats++;
+    if (!opt.quiet) repeat_note(&r, first, &b);
+  } else {
+    R.printed++;
+    if (!opt.quiet) {
+      lr_text_opts to = {opt.tsan_header};
+      lr_render_text(&r, &to, &b);
+    }
   }
-  if (R.json) {
+  if (b.n) write_all(*opt.log_path ? log_fd(r.pid) : 2, b.p, b.n);
+  b.n = 0;
+  if (R.json && !first) {
     lr_render_json(&r, &b);
     fwrite(b.p, 1, b.n, R.json);
     fflush(R.json);
   }
-  if (R.sarif) lr_sarif_add(R.sarif, &r);
+  if (R.sarif && !first) lr_sarif_add(R.sarif, &r);
   lr_buf_free(&b);
   lr_report_free(&r);
   if (R.halt_here && R.prog->plain) {
@@ -997,22 +1108,27 @@ static int exit_status(const program *p, int status) {
 /* --trace-children with a PROGRAM that is not instrumented: how many
  * instrumented processes it started.  None (and no report) is an error,
  * not a clean run: the programs it ran were not built with dacce-cc, or
- * the launcher's descriptors were closed on the way down to them (their
- * reports, if any, then went to stderr as text, and their own exit status
- * says so, which the runner between may not pass on). */
+ * could not reach the launcher even through /proc (report_via: a program
+ * running as another user; its reports, if any, then went to stderr as
+ * text, and its own exit status says so, which the runner between may not
+ * pass on). */
 static void trace_summary(const program *p, int *code) {
   if (!R.processes && !R.printed) {
     fprintf(stderr,
             "dacce-race: no instrumented program reached dacce-race under %s "
-            "(--trace-children): build the programs it starts with dacce-cc, and let them "
-            "inherit the launcher's descriptors (Python's subprocess closes them unless "
-            "close_fds=False; their reports then go to stderr as text)\n",
+            "(--trace-children): build the programs it starts with dacce-cc (a program that "
+            "cannot reach dacce-race, running as another user, prints its reports on stderr "
+            "as text)\n",
             p->word);
     if (*code == 0) *code = 2;
   } else if (!opt.quiet) {
-    fprintf(stderr, "dacce-race: %lu instrumented process%s ran under %s, %lu report%s\n",
+    fprintf(stderr, "dacce-race: %lu instrumented process%s ran under %s, %lu report%s",
             R.processes, R.processes == 1 ? "" : "es", p->word, R.printed,
             R.printed == 1 ? "" : "s");
+    if (R.repeats)
+      fprintf(stderr, " (and %lu repeat%s of them in other processes, not printed again)",
+              R.repeats, R.repeats == 1 ? "" : "s");
+    fputc('\n', stderr);
   }
 }
 

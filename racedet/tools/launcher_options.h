@@ -29,6 +29,10 @@
     "one report per racy memory range: skip a data race or use after free whose "       \
     "bytes overlap a reported one's in the same process (ThreadSanitizer's flag, on "   \
     "there by default)")                                                                \
+  X(flag, report_repeats, 0,                                                            \
+    "print a report again when another process (a forked child, another program under " \
+    "--trace-children) hits the same race; by default the repeat gets one line that "   \
+    "names the process that reported it")                                              \
   X(flag, trace_children, 0,                                                            \
     "PROGRAM need not be instrumented (a script, make, ctest, a test runner): report "  \
     "the races of every instrumented program it starts, with full paths")              \

@@ -11,6 +11,9 @@ starts instrumented programs (children_prog.c):
     race_b one with its own 0, as a test runner should see them (each
     process's answers reach that process: it waits for them holding a lock
     on the answer pipe), and only race_a's reports are printed;
+  - the same race in a second process gets one line, not the report again
+    (--report-repeats: the report again), and the process still exits with
+    exitcode; twelve at once, the same;
   - --suppress-equal-addresses keeps one report per racy address in each
     process, not across processes (their addresses are unrelated);
   - an answer nobody took (fake_reports.c stale) does not reach the next
@@ -76,6 +79,42 @@ for rep in reps:
 t.check_in(f"dacce-race: 2 instrumented processes ran under {seq}, {len(reps)} reports",
            r.stderr, "sequential: the closing count")
 
+# ---------------------------------------------------------------- repeats
+# the same race in two processes is printed once; the second gets a line
+# (and still exits with exitcode); --report-repeats prints it again
+REPEAT = re.compile(r"^dacce-race: data-race in (\w+) \(children_prog\.c:\d+\) again, in "
+                    r"process (\d+) \(children_prog_\w+\): reported above for process (\d+)$",
+                    re.M)
+two = script("two.sh", f'{prog} a 1 > /dev/null; echo "status $?"\n'
+                       f'{prog} a 1 > /dev/null; echo "status $?"\n')
+counts = {}
+for flag in ([], ["--report-repeats"]):
+    js = os.path.join(t.tmp, f"two{len(flag)}.jsonl")
+    r = t.run(["--trace-children", *flag, "--json", js, two])
+    what = "repeats" + (" printed" if flag else "")
+    t.check_status(r, 66, what)
+    t.check(r.stdout.split("\n")[:2] == ["status 66", "status 66"],
+            f"{what}: both processes exit with exitcode", r.stdout)
+    reps = json_reports(js)
+    notes = REPEAT.findall(r.stderr)
+    counts[what] = (len(reps), len(notes), len(text_reports(r.stderr)))
+    if flag:
+        t.check(not notes and len({rep["pid"] for rep in reps}) == 2 and
+                len(text_reports(r.stderr)) == len(reps),
+                f"{what}: both processes' reports, in full", r.stderr[-3000:])
+    else:
+        first = {rep["pid"] for rep in reps}
+        t.check(len(first) == 1 and len(notes) == len(reps) >= 1 and
+                len(text_reports(r.stderr)) == len(reps) and
+                all(int(f) in first and int(p) not in first for _, p, f in notes),
+                f"{what}: the first process's reports, one line for each of the second's",
+                r.stderr[-3000:])
+        t.check_in(f", {len(reps)} report{'s' if len(reps) != 1 else ''} (and {len(notes)} "
+                   f"repeat{'s' if len(notes) != 1 else ''} of them in other processes, not "
+                   f"printed again)", r.stderr, f"{what}: the closing line")
+t.check(counts["repeats printed"][0] == 2 * counts["repeats"][0],
+        "repeats: --report-repeats prints twice as many", counts)
+
 # ---------------------------------------------------------------- twelve at once
 par = script("par.sh", f'''cd "$1"
 for i in 1 2 3 4 5 6; do
@@ -97,11 +136,18 @@ for rnd in range(3):
     want = {f"{k}.{i}": ("66" if k == "a" else "0") for k in "ab" for i in range(1, 7)}
     t.check(st == want, f"parallel {rnd}: each program's own exit status (a: 66, b: 0)",
             repr(sorted(st.items())))
+    # the six race_a programs race alike: whichever reports a race first
+    # prints it, the others get a line each for it (repeats)
     reps = json_reports(js)
     pids = {rep["pid"] for rep in reps}
-    t.check(len(pids) == 6 and all(rep["current"]["frames"][0]["function"] == "race_a"
-                                   for rep in reps),
-            f"parallel {rnd}: reports from the six race_a programs only", sorted(pids))
+    notes = REPEAT.findall(r.stderr)
+    t.check(all(rep["current"]["frames"][0]["function"] == "race_a" for rep in reps) and
+            all(fn == "race_a" and int(first) in pids for fn, _, first in notes) and
+            len(pids | {int(p) for _, p, _ in notes}) == 6,
+            f"parallel {rnd}: reports and repeats from the six race_a programs only",
+            (sorted(pids), notes))
+    t.check(len(notes) > 0 and f" (and {len(notes)} repeats of them" in r.stderr,
+            f"parallel {rnd}: the closing line counts the repeats", r.stderr[-1500:])
     m = re.search(r"^dacce-race: suppressed (\d+) reports", r.stderr, re.M)
     t.check(m is not None and int(m.group(1)) >= 12,
             f"parallel {rnd}: the race_b programs' reports suppressed", r.stderr[-2000:])
@@ -115,7 +161,8 @@ if shutil.which("setarch"):
     twice = script("twice.sh", f'for i in 1 2; do setarch x86_64 -R {prog} a 1 > /dev/null; '
                                f'echo "status $?"; done\n')
     js = os.path.join(t.tmp, "twice.jsonl")
-    r = t.run(["--trace-children", "--suppress-equal-addresses", "--json", js, twice])
+    r = t.run(["--trace-children", "--suppress-equal-addresses", "--report-repeats", "--json",
+               js, twice])
     t.check_status(r, 66, "equal addresses")
     reps = json_reports(js)
     addrs = {rep["location"].get("address") for rep in reps}
