@@ -73,7 +73,7 @@ if t.check(len(files) == 1, f"--log-path: one file {prefix}.<pid>", files):
             "--log-path: the text report is in the file", body)
 fake = t.build(os.path.join(HERE, "fake_reports.c"), "fake_reports")
 prefix2 = os.path.join(t.tmp, "logs", "fork")
-r = t.run(["--log-path=" + prefix2, fake, "fork", "3", "2"])
+r = t.run(["--log-path=" + prefix2, "--report-repeats", fake, "fork", "3", "2"])
 files = sorted(glob.glob(prefix2 + ".*"))
 t.check(len(files) == 3, "--log-path: a file per reporting process", files)
 for path in files:
