@@ -162,6 +162,9 @@ WORKLOADS = [
              "merge sort of 32-bit keys, threads at the top 2 levels (4 leaves)"),
     Workload("rwhash", "bench/kernels/rwhash.c", 3000000, 50000,
              "chained hash table, 64 striped rwlocks, 4 threads, 90% lookups / 10% writes"),
+    Workload("atomics", "bench/kernels/atomics.c", 200000, 8192,
+             "4 threads, 8 rounds: blocks of 512 atomic words made (release stores), "
+             "read (acquire loads, any thread's), freed; size: live words per thread"),
     Workload("interp", "bench/kernels/interp.c", 600000, 30000,
              "register-machine bytecode interpreter, one function pointer call per instruction, 2 threads"),
     Workload("vcalls", "bench/kernels/vcalls.cc", 500000, 25000,
