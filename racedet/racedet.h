@@ -378,6 +378,7 @@ void rd_sync_touched(rd_sync *s);
 rd_sync *rd_sync_find(uintptr_t addr, uint64_t *none);
 int rd_sync_none_since(uintptr_t addr, uint64_t none);
 void rd_sync_forget(uintptr_t addr, uintptr_t size);
+void rd_sync_thread_end(rd_thread *r); /* its cache of objects back to the pool */
 /* A lock (mutex, rwlock, spinlock, annotated mutex) was taken: the thread
  * acquires what its holders released (a reader: only the writers' clock;
  * with_readers: the read-unlockers' too), and it joins the thread's held

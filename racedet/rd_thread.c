@@ -729,6 +729,7 @@ void rd_thread_finish(dc_thread *t) {
   rd_floor_forget(&r->vc);
   rd_vc_free(&r->acq_fence);
   rd_vc_free(&r->rel_fence);
+  rd_sync_thread_end(r);
   rd_sites_end(r);
 }
 

@@ -880,10 +880,12 @@ static void emit_raw(int fd, const char *p, size_t n) {
  * (a dc_report_ack on report_ack_fd per report): then a report comes
  * before whatever the program writes after the race, as ThreadSanitizer's
  * synchronous reports do, and a halt stops the program right after its
- * report.  A launcher that does not answer within 10 s, or a descriptor
- * that is not a pipe (the program closed and reused it), ends the waits.
+ * report.  A launcher that does not answer within 10 s ends the waits; so
+ * does a descriptor the program closed or reused, unless the launcher's
+ * own end could be opened again (report_via).
  * Returns 1 when the launcher printed the report, 0 when it did not
- * (suppressed, or a repeat), -1 when it did not say. */
+ * (suppressed, or skipped by suppress_equal_addresses; a repeat of another
+ * process's report counts as printed), -1 when it did not say. */
 static int wait_ack(void) {
   if (!ack_ready()) return -1;
   const int32_t me = (int32_t)getpid();
