@@ -517,8 +517,8 @@ typedef struct rd_thread {
   rd_pck pck[1u << RD_PCK_BITS];
   int ignore_accesses, ignore_sync, disabled;
   int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
-  struct rd_sync *sync_cache; /* sync objects taken from the pool for this */
-  uint32_t n_sync_cache;      /* thread to make (racedet/sync.c, pool_get) */
+  struct rd_sync *sync_cache; /* sync objects taken from the pool for this
+                               * thread to make (racedet/sync.c, pool_get) */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
   rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */
   int has_rel_fence;

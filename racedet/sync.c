@@ -108,7 +108,6 @@ static rd_sync *pool_get(uintptr_t addr) {
   if (r && r->sync_cache) {
     s = r->sync_cache;
     r->sync_cache = s->next;
-    r->n_sync_cache--;
   } else {
     dc_lock(&pool_lock);
     for (uint32_t k = r ? POOL_TAKE : 0; k; k--) { /* the thread's next ones */
@@ -119,7 +118,6 @@ static rd_sync *pool_get(uintptr_t addr) {
         c = pool_new();
       c->next = r->sync_cache;
       r->sync_cache = c;
-      r->n_sync_cache++;
     }
     if ((s = pool_free))
       pool_free = s->next;
@@ -140,19 +138,6 @@ static rd_sync *pool_get(uintptr_t addr) {
   return s;
 }
 
-void rd_sync_thread_end(rd_thread *r) {
-  rd_sync *c = r->sync_cache;
-  r->sync_cache = 0;
-  r->n_sync_cache = 0;
-  if (!c) return;
-  rd_sync *last = c;
-  while (last->next) last = last->next;
-  dc_lock(&pool_lock);
-  last->next = pool_free;
-  pool_free = c;
-  dc_unlock(&pool_lock);
-}
-
 /* The objects on the list gone (through next) are free again: one lock
  * for all of a free's objects. */
 static void pool_put(rd_sync *gone) {
@@ -167,6 +152,12 @@ static void pool_put(rd_sync *gone) {
   last->next = pool_free;
   pool_free = gone;
   dc_unlock(&pool_lock);
+}
+
+void rd_sync_thread_end(rd_thread *r) {
+  rd_sync *c = r->sync_cache;
+  r->sync_cache = 0;
+  pool_put(c);
 }
 
 /* The object at addr on its granule's chain (its stripe's lock held). */
