@@ -636,44 +636,40 @@ static void equal_address_note(const lr_report *r) {
  * addresses and thread numbers do, and are left out.  A repeat gets one
  * line instead of the report, and still counts as reported: the process
  * exits with the exitcode, as it would have had it been printed. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
-  return h;
+static uint64_t fnv_str(uint64_t h, const char *s) {
+  return lr_fnv1a(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
-static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1); }
 
 static uint64_t stack_key(const lr_stack *st) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = LR_FNV_START;
   for (int i = 0; i < st->n; i++) {
     const lr_frame *f = &st->f[i];
     if (f->function || f->file) {
       const int where[3] = {f->line, f->column, f->inlined};
-      h = fnv(fnv_str(fnv_str(h, f->function), f->file), where, sizeof where);
+      h = lr_fnv1a(fnv_str(fnv_str(h, f->function), f->file), where, sizeof where);
     } else {
-      const char *m = f->module ? strrchr(f->module, '/') : NULL;
-      h = fnv(fnv_str(h, m ? m + 1 : f->module), &f->offset, sizeof f->offset);
+      h = lr_fnv1a(fnv_str(h, lr_basename(f->module)), &f->offset, sizeof f->offset);
     }
   }
   return h;
 }
 
 static uint64_t report_key(const lr_report *r) {
-  uint64_t h = fnv_str(fnv_str(0xcbf29ce484222325ull, r->kind), r->misuse);
+  uint64_t h = fnv_str(fnv_str(LR_FNV_START, r->kind), r->misuse);
   uint64_t a = stack_key(&r->acc[0].st), b = stack_key(&r->acc[1].st);
   if (!strcmp(r->kind, "data-race") && a > b) { /* either access may come first */
     const uint64_t x = a;
     a = b, b = x;
   }
-  h = fnv(fnv(h, &a, sizeof a), &b, sizeof b);
+  h = lr_fnv1a(lr_fnv1a(h, &a, sizeof a), &b, sizeof b);
   for (int i = 0; i < r->nedges; i++) {
     const uint64_t e[2] = {stack_key(&r->edges[i].wanted), stack_key(&r->edges[i].held)};
-    h = fnv(h, e, sizeof e);
+    h = lr_fnv1a(h, e, sizeof e);
   }
   for (int i = 0; i < r->nthreads; i++) /* a thread leak is where it was made */
     if (!strcmp(r->kind, "thread-leak") && r->threads[i].id == r->leak_thread) {
       const uint64_t c = stack_key(&r->threads[i].created);
-      h = fnv(h, &c, sizeof c);
+      h = lr_fnv1a(h, &c, sizeof c);
     }
   return h | 1;
 }
@@ -709,14 +705,12 @@ static void repeat_note(const lr_report *r, long first, lr_buf *b) {
   snprintf(link, sizeof link, "/proc/%ld/exe", r->pid);
   const ssize_t n = readlink(link, exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = 0;
-  const char *name = strrchr(exe, '/');
   const lr_frame *f = r->acc[0].st.n ? &r->acc[0].st.f[0] : NULL;
-  const char *file = f && f->file ? strrchr(f->file, '/') : NULL;
   lr_bput(b, "dacce-race: %s", r->kind);
   if (f && f->function) lr_bput(b, " in %s", f->function);
-  if (f && f->file) lr_bput(b, " (%s:%d)", file ? file + 1 : f->file, f->line);
+  if (f && f->file) lr_bput(b, " (%s:%d)", lr_basename(f->file), f->line);
   lr_bput(b, " again, in process %ld (%s): reported above for process %ld\n", r->pid,
-          name ? name + 1 : "?", first);
+          n > 0 ? lr_basename(exe) : "?", first);
 }
 
 /* The runtime waits after each raw report until it was printed or

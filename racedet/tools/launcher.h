@@ -198,6 +198,11 @@ void lr_bputn(lr_buf *b, const char *s, size_t n);
 void lr_bjson_str(lr_buf *b, const char *s);
 void lr_buf_free(lr_buf *b);
 const char *lr_basename(const char *path);
+/* FNV-1a over n bytes, on from h (the usual start: LR_FNV_START): the
+ * reports' keys (SARIF fingerprints, whose start differs and stays, and
+ * the launcher's repeats) */
+#define LR_FNV_START 0xcbf29ce484222325ull
+uint64_t lr_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* ------------------------------------------------------------ renderings */
 typedef struct lr_text_opts {

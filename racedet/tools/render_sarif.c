@@ -185,8 +185,7 @@ static const lr_frame *src_frame(const lr_stack *st) {
 
 /* ------------------------------------------------------------ fingerprint */
 static uint64_t fnv(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return (h ^ 0xff) * 1099511628211ull; /* field separator */
+  return lr_fnv1a(lr_fnv1a(h, s, strlen(s)), "\xff", 1); /* (a field separator) */
 }
 
 static char *stack_signature(const lr_stack *st) {

@@ -140,6 +140,12 @@ const char *lr_basename(const char *path) {
   return s ? s + 1 : path;
 }
 
+uint64_t lr_fnv1a(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+  return h;
+}
+
 /* ------------------------------------------------------------ report helpers */
 const char *lr_kind_words(const char *kind) {
   if (!strcmp(kind, "data-race")) return "data race";
