@@ -46,18 +46,23 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
   rd_report_race(&c, &p);
 }
 
-/* Store w into a cell, which the first look saw as *seen; *seen becomes w,
- * what the second look expects there.  When the cell held something else
- * by then, another thread stored there since we looked and did not see us:
- * its access is checked here, as the second look checks the other cells
- * (sh_swap).  The access we displaced is lost from the shadow as an evicted
- * one is. */
-static inline void publish(dc_thread *t, sh_cell *cell, uint64_t *seen, uint64_t w,
+static int restore(dc_thread *t, sh_granule *g, uint64_t *c, int mine, uint64_t old, uint64_t cur);
+
+/* Store w into cell i of granule g, which the first look saw as c[i];
+ * c[i] becomes w, what the second look expects there.  When the cell held
+ * something else by then, another thread stored there since we looked and
+ * did not see us: its access is checked here, as the second look checks
+ * the other cells (sh_swap), and put back into the granule unless ours
+ * makes it redundant (restore). */
+static inline void publish(dc_thread *t, sh_granule *g, uint64_t *c, int i, uint64_t w,
                            uintptr_t addr, uint64_t cur, uintptr_t pc) {
-  const uint64_t was = *seen;
-  const uint64_t old = sh_swap(cell, w);
-  *seen = w;
-  if (dc_unlikely(old != was) && conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
+  const uint64_t was = c[i];
+  const uint64_t old = sh_swap(sh_cell_at(g, i), w);
+  c[i] = w;
+  if (dc_unlikely(old != was)) {
+    if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
+    restore(t, g, c, i, old, cur);
+  }
 }
 
 /* Does the access recorded in cell p happen before the current thread's
@@ -121,6 +126,58 @@ static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, 
   return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
 }
 
+/* May the access take cell p's place with nothing more to check than the
+ * other cells' conflicts: p is empty, dead (floor.c), or subsumed by it
+ * (the thread's own cell of these bytes and kind, from an earlier epoch,
+ * among them), and no freed mark (which conflicts with every access)?
+ * None of these can conflict with it. */
+static inline int replaceable(const rd_thread *r, uint64_t p, uint64_t cur) {
+  return !p || (!(p & SH_FREED) && (rd_dead(p) || subsumed(r, p, cur)));
+}
+
+/* Put back into granule g the access old, which another thread stored into
+ * the cell we stored the current access cur into, after our first look:
+ * our exchange gave it back (publish, refresh_rest).  Unless cur makes it
+ * redundant (replaceable), it takes an empty or dead cell (plane B's too),
+ * else a cell of another thread that happens before cur (victim's choice);
+ * only with four cells live and concurrent with cur is it lost, as an
+ * evicted access is.  Without this, it was lost whenever two threads
+ * stored into one granule at the same moment: a write of one variable,
+ * displaced by a read of another variable in the same granule (a flag that
+ * a thread spins on), was then missing when the racing read came
+ * (tests/racedet/displaced_store.c).  c: the cells as the caller expects
+ * them (the second look's), updated for the cell taken; or 0.  mine: the
+ * cell we stored into, which keeps what we stored (a settled cell that
+ * keep_a_live copied is no victim there). */
+DC_COLD static int restore(dc_thread *t, sh_granule *g, uint64_t *c, int mine, uint64_t old,
+                           uint64_t cur) {
+  const rd_thread *r = &t->rd;
+  if (replaceable(r, old, cur)) return -1;
+  for (int round = 0; round < 4; round++) {
+    int best = -1;
+    uint64_t seen = 0;
+    uint32_t best_epoch = UINT32_MAX;
+    const int b = sh_b_used(g);
+    for (int i = 0; i < SH_CELLS; i++) {
+      if (i == mine) continue;
+      const uint64_t p = i < SH_CELLS_A || b ? sh_load(sh_cell_at(g, i)) : 0;
+      if (!p || rd_dead(p)) {
+        best = i, seen = p;
+        break;
+      }
+      if (settled(r, p) && SH_EPOCH(p) < best_epoch) best = i, seen = p, best_epoch = SH_EPOCH(p);
+    }
+    if (best < 0) return -1;
+    if (best >= SH_CELLS_A) sh_b_mark(g);
+    if (atomic_compare_exchange_strong_explicit(&sh_cell_at(g, best)->w, &seen, old,
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+      if (c) c[best] = old;
+      return best;
+    }
+  }
+  return -1;
+}
+
 /* This access is to go to plane B, cell b, where the inline fast path finds
  * it only after reading plane A, the plane-B bit and plane B: three cache
  * lines on every later access of this thread.  If plane A holds a settled
@@ -135,7 +192,7 @@ static int keep_a_live(dc_thread *t, sh_granule *g, uint64_t *c, int b, uintptr_
   for (int i = 0; i < SH_CELLS_A; i++) {
     uint64_t p = c[i];
     if (!settled(&t->rd, p) || sh_load(sh_cell_at(g, i)) != p) continue;
-    publish(t, sh_cell_at(g, b), &c[b], p, addr, cur, pc);
+    publish(t, g, c, b, p, addr, cur, pc);
     return i;
   }
   return b;
@@ -219,7 +276,7 @@ DC_COLD static void join(dc_thread *t, sh_granule *g, uint64_t *c, int i, int k,
                          uint64_t cur, uintptr_t pc) {
   const uint64_t m = merged(&t->rd, c[i], c[k], SH_SITE(c[k]));
   if (!m) return;
-  publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
+  publish(t, g, c, i, m, addr, cur, pc);
   clear_if(sh_cell_at(g, k), &c[k], 0);
 }
 
@@ -252,7 +309,7 @@ DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64
   const uint32_t site = rd_site_of(t, pc);
   const uint64_t w = cur | (uint64_t)site << SH_SITE_SHIFT;
   if (own >= 0) { /* as above, with plane B in use */
-    publish(t, sh_cell_at(g, own), &c[own], w, addr, cur, pc);
+    publish(t, g, c, own, w, addr, cur, pc);
     return own;
   }
   /* This thread's access in this epoch, of this kind and in this calling
@@ -266,7 +323,7 @@ DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64
     if (sh_same_kind(c[i], cur) && sh_contiguous(c[i] | cur)) {
       const uint64_t m = merged(r, c[i], cur, site);
       if (!m) continue;
-      publish(t, sh_cell_at(g, i), &c[i], m, addr, cur, pc);
+      publish(t, g, c, i, m, addr, cur, pc);
       for (int k = 0; k < n; k++)
         if (k != i && c[k]) {
           if (subsumed(r, c[k], c[i]))
@@ -309,7 +366,7 @@ DC_INLINE int check_store_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64
     sh_b_mark(g);
     slot = keep_a_live(t, g, c, slot, addr, cur, pc);
   }
-  publish(t, sh_cell_at(g, slot), &c[slot], w, addr, cur, pc);
+  publish(t, g, c, slot, w, addr, cur, pc);
   return slot;
 }
 
@@ -353,7 +410,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
     c[2] = c[3] = 0;
     if (dc_unlikely(conflicts(r, c[own ^ 1], cur))) race_with(t, addr, cur, pc, c[own ^ 1]);
     const uint32_t site = rd_site_of(t, pc);
-    publish(t, &g->c[own], &c[own], cur | (uint64_t)site << SH_SITE_SHIFT, addr, cur, pc);
+    publish(t, g, c, own, cur | (uint64_t)site << SH_SITE_SHIFT, addr, cur, pc);
     return own;
   }
   if (!(c[0] | c[1])) {
@@ -365,8 +422,7 @@ DC_INLINE int check_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
     if (!b_used) {
       const int i = (int)(r->tid & 1);
       c[2] = c[3] = 0;
-      publish(t, &g->c[i], &c[i], cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT, addr, cur,
-              pc);
+      publish(t, g, c, i, cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT, addr, cur, pc);
       return i;
     }
   }
@@ -553,21 +609,15 @@ DC_NOINLINE void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, 
 static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t addr,
                                      uint64_t cur, uintptr_t pc, uint64_t old) {
   static const uint64_t none[SH_CELLS];
+  sh_granule *g = (sh_granule *)(gown & ~(uintptr_t)3);
+  const int own = (int)(gown & 3);
   if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
-  recheck(t, (sh_granule *)(gown & ~(uintptr_t)3), addr, cur, pc, none, (int)(gown & 3));
+  recheck(t, g, addr, cur, pc, none, own);
+  restore(t, g, 0, own, old, cur); /* (after the second look, which would report it again) */
 }
 
 static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                                       uintptr_t pc, int own_n);
-
-/* May the access take cell p's place with nothing more to check than the
- * other cells' conflicts: p is empty, dead (floor.c), or subsumed by it
- * (the thread's own cell of these bytes and kind, from an earlier epoch,
- * among them), and no freed mark (which conflicts with every access)?
- * None of these can conflict with it. */
-static inline int replaceable(const rd_thread *r, uint64_t p, uint64_t cur) {
-  return !p || (!(p & SH_FREED) && (rd_dead(p) || subsumed(r, p, cur)));
-}
 
 /* The most common slow path, the refresh of this thread's own cell (index
  * own: the first access after a release) over n live cells (2: plane B
