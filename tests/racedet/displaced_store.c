@@ -40,10 +40,11 @@ static sem_t hold;
 static long mine[ROUNDS * 8]; /* the writer's private counters */
 
 /* the writer's round: its store into x the fast way (the site of its
- * context known: the private counter first, rd_site_cached), the
+ * context known: the private counter first, rd_site_cached); the
  * bystander's with a look at the cells, then a new site (rd_site_of), then
- * the exchange (an atomic store: the full check, check_store); so the
- * bystander exchanges last */
+ * the exchange (an atomic store: the full check, check_store), so that it
+ * exchanges last; in displaced_refresh.c a plain store after a private
+ * counter of its own, as the writer's (the refresh) */
 #ifndef BYSTANDER_REFRESH
 #define BYSTANDER_STORE(n) __atomic_store_n(&x[(n)*8].i[1], 1, __ATOMIC_RELAXED)
 #else /* displaced_refresh.c */
