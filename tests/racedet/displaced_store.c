@@ -29,12 +29,13 @@
 #include <semaphore.h>
 #include <stdio.h>
 
-#define ROUNDS 64
+#include "rounds64.h"
+
 static union {
   long l;
   int i[2];
 } x[ROUNDS * 8]; /* one granule of its own per round */
-static int arrived[ROUNDS], written, started;
+static int written, started;
 static sem_t hold;
 
 static long mine[ROUNDS * 8]; /* the writer's private counters */
@@ -57,34 +58,10 @@ static long theirs[ROUNDS * 8];
     x[(n)*8].i[0] = (n) + 1;                        \
   }                                                 \
   __attribute__((noinline)) void bround_##n(void) { BYSTANDER_STORE(n); }
-R(0) R(1) R(2) R(3) R(4) R(5) R(6) R(7) R(8) R(9) R(10) R(11) R(12) R(13) R(14) R(15) R(16)
-R(17) R(18) R(19) R(20) R(21) R(22) R(23) R(24) R(25) R(26) R(27) R(28) R(29) R(30) R(31) R(32)
-R(33) R(34) R(35) R(36) R(37) R(38) R(39) R(40) R(41) R(42) R(43) R(44) R(45) R(46) R(47) R(48)
-R(49) R(50) R(51) R(52) R(53) R(54) R(55) R(56) R(57) R(58) R(59) R(60) R(61) R(62) R(63)
+EACH64(R)
 #undef R
-#define F(n) round_##n
-static void (*const rounds[ROUNDS])(void) = {
-    F(0), F(1), F(2), F(3), F(4), F(5), F(6), F(7), F(8), F(9), F(10), F(11), F(12), F(13),
-    F(14), F(15), F(16), F(17), F(18), F(19), F(20), F(21), F(22), F(23), F(24), F(25), F(26),
-    F(27), F(28), F(29), F(30), F(31), F(32), F(33), F(34), F(35), F(36), F(37), F(38), F(39),
-    F(40), F(41), F(42), F(43), F(44), F(45), F(46), F(47), F(48), F(49), F(50), F(51), F(52),
-    F(53), F(54), F(55), F(56), F(57), F(58), F(59), F(60), F(61), F(62), F(63)};
-#undef F
-#define F(n) bround_##n
-static void (*const brounds[ROUNDS])(void) = {
-    F(0), F(1), F(2), F(3), F(4), F(5), F(6), F(7), F(8), F(9), F(10), F(11), F(12), F(13),
-    F(14), F(15), F(16), F(17), F(18), F(19), F(20), F(21), F(22), F(23), F(24), F(25), F(26),
-    F(27), F(28), F(29), F(30), F(31), F(32), F(33), F(34), F(35), F(36), F(37), F(38), F(39),
-    F(40), F(41), F(42), F(43), F(44), F(45), F(46), F(47), F(48), F(49), F(50), F(51), F(52),
-    F(53), F(54), F(55), F(56), F(57), F(58), F(59), F(60), F(61), F(62), F(63)};
-#undef F
-
-/* both leave at the same moment; relaxed: no happens-before */
-static void meet(int i) {
-  __atomic_fetch_add(&arrived[i], 1, __ATOMIC_RELAXED);
-  for (long spins = 0; __atomic_load_n(&arrived[i], __ATOMIC_RELAXED) < 2; spins++)
-    if (spins > 100000) sched_yield(); /* the other one is not running: let it */
-}
+static void (*const rounds[ROUNDS])(void) = TABLE64(round_);
+static void (*const brounds[ROUNDS])(void) = TABLE64(bround_);
 
 /* each thread takes its slot as it starts: one at a time, in order */
 static void start(void) { __atomic_store_n(&started, 1, __ATOMIC_RELAXED); }
