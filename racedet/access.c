@@ -46,23 +46,29 @@ DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintpt
   rd_report_race(&c, &p);
 }
 
-static int restore(dc_thread *t, sh_granule *g, uint64_t *c, int mine, uint64_t old, uint64_t cur);
+static int restore(dc_thread *t, sh_granule *g, uint64_t *c, unsigned keep, uint64_t old,
+                   uint64_t cur);
 
 /* Store w into cell i of granule g, which the first look saw as c[i];
  * c[i] becomes w, what the second look expects there.  When the cell held
  * something else by then, another thread stored there since we looked and
  * did not see us: its access is checked here, as the second look checks
  * the other cells (sh_swap), and put back into the granule unless ours
- * makes it redundant (restore). */
-static inline void publish(dc_thread *t, sh_granule *g, uint64_t *c, int i, uint64_t w,
-                           uintptr_t addr, uint64_t cur, uintptr_t pc) {
+ * makes it redundant (restore), into none of the cells in keep (a mask:
+ * cell i, and any the caller is about to store into). */
+static inline void publish_keeping(dc_thread *t, sh_granule *g, uint64_t *c, int i, uint64_t w,
+                                   uintptr_t addr, uint64_t cur, uintptr_t pc, unsigned keep) {
   const uint64_t was = c[i];
   const uint64_t old = sh_swap(sh_cell_at(g, i), w);
   c[i] = w;
   if (dc_unlikely(old != was)) {
     if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
-    restore(t, g, c, i, old, cur);
+    restore(t, g, c, keep, old, cur);
   }
+}
+static inline void publish(dc_thread *t, sh_granule *g, uint64_t *c, int i, uint64_t w,
+                           uintptr_t addr, uint64_t cur, uintptr_t pc) {
+  publish_keeping(t, g, c, i, w, addr, cur, pc, 1u << i);
 }
 
 /* Does the access recorded in cell p happen before the current thread's
@@ -146,10 +152,11 @@ static inline int replaceable(const rd_thread *r, uint64_t p, uint64_t cur) {
  * displaced by a read of another variable in the same granule (a flag that
  * a thread spins on), was then missing when the racing read came
  * (tests/racedet/displaced_store.c).  c: the cells as the caller expects
- * them (the second look's), updated for the cell taken; or 0.  mine: the
- * cell we stored into, which keeps what we stored (a settled cell that
- * keep_a_live copied is no victim there). */
-DC_COLD static int restore(dc_thread *t, sh_granule *g, uint64_t *c, int mine, uint64_t old,
+ * them (the second look's), updated for the cell taken; or 0.  keep: the
+ * cells it may not take (a mask): the one we stored into, and in
+ * keep_a_live the one our access is to take next (its settled cell, copied
+ * to plane B, would otherwise look like a victim). */
+DC_COLD static int restore(dc_thread *t, sh_granule *g, uint64_t *c, unsigned keep, uint64_t old,
                            uint64_t cur) {
   const rd_thread *r = &t->rd;
   if (replaceable(r, old, cur)) return -1;
@@ -159,7 +166,7 @@ DC_COLD static int restore(dc_thread *t, sh_granule *g, uint64_t *c, int mine, u
     uint32_t best_epoch = UINT32_MAX;
     const int b = sh_b_used(g);
     for (int i = 0; i < SH_CELLS; i++) {
-      if (i == mine) continue;
+      if (keep >> i & 1) continue;
       const uint64_t p = i < SH_CELLS_A || b ? sh_load(sh_cell_at(g, i)) : 0;
       if (!p || rd_dead(p)) {
         best = i, seen = p;
@@ -192,7 +199,7 @@ static int keep_a_live(dc_thread *t, sh_granule *g, uint64_t *c, int b, uintptr_
   for (int i = 0; i < SH_CELLS_A; i++) {
     uint64_t p = c[i];
     if (!settled(&t->rd, p) || sh_load(sh_cell_at(g, i)) != p) continue;
-    publish(t, g, c, b, p, addr, cur, pc);
+    publish_keeping(t, g, c, b, p, addr, cur, pc, 1u << b | 1u << i);
     return i;
   }
   return b;
@@ -613,7 +620,7 @@ static DC_NOINLINE void refresh_rest(dc_thread *t, uintptr_t gown, uintptr_t add
   const int own = (int)(gown & 3);
   if (conflicts(&t->rd, old, cur)) race_with(t, addr, cur, pc, old);
   recheck(t, g, addr, cur, pc, none, own);
-  restore(t, g, 0, own, old, cur); /* (after the second look, which would report it again) */
+  restore(t, g, 0, 1u << own, old, cur); /* (after the second look, which would report it again) */
 }
 
 static DC_NOINLINE void refresh_sited(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
