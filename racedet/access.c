@@ -123,11 +123,16 @@ static inline int settled(const rd_thread *r, uint64_t p) {
  * before they started then settle into the cells instead of evicting each
  * other forever (which costs a store, and a cache line bouncing between
  * cores, on every access).  Otherwise a pseudo-random victim, as TSan. */
-static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, uintptr_t pc) {
+static inline int oldest_settled(const rd_thread *r, const uint64_t *c, unsigned skip) {
   int best = -1;
   uint32_t best_epoch = UINT32_MAX;
   for (int i = 0; i < SH_CELLS; i++)
-    if (settled(r, c[i]) && SH_EPOCH(c[i]) < best_epoch) best = i, best_epoch = SH_EPOCH(c[i]);
+    if (!(skip >> i & 1) && settled(r, c[i]) && SH_EPOCH(c[i]) < best_epoch)
+      best = i, best_epoch = SH_EPOCH(c[i]);
+  return best;
+}
+static inline int victim(const rd_thread *r, const uint64_t *c, uintptr_t addr, uintptr_t pc) {
+  const int best = oldest_settled(r, c, 0);
   if (best >= 0) return best;
   return (int)((r->epoch + (addr >> 3) + pc) & (SH_CELLS - 1));
 }
@@ -161,20 +166,16 @@ DC_COLD static int restore(dc_thread *t, sh_granule *g, uint64_t *c, unsigned ke
   const rd_thread *r = &t->rd;
   if (replaceable(r, old, cur)) return -1;
   for (int round = 0; round < 4; round++) {
+    uint64_t p[SH_CELLS];
     int best = -1;
-    uint64_t seen = 0;
-    uint32_t best_epoch = UINT32_MAX;
     const int b = sh_b_used(g);
     for (int i = 0; i < SH_CELLS; i++) {
-      if (keep >> i & 1) continue;
-      const uint64_t p = i < SH_CELLS_A || b ? sh_load(sh_cell_at(g, i)) : 0;
-      if (!p || rd_dead(p)) {
-        best = i, seen = p;
-        break;
-      }
-      if (settled(r, p) && SH_EPOCH(p) < best_epoch) best = i, seen = p, best_epoch = SH_EPOCH(p);
+      p[i] = i < SH_CELLS_A || b ? sh_load(sh_cell_at(g, i)) : 0;
+      if (best < 0 && !(keep >> i & 1) && (!p[i] || rd_dead(p[i]))) best = i;
     }
+    if (best < 0) best = oldest_settled(r, p, keep); /* (victim's rule) */
     if (best < 0) return -1;
+    uint64_t seen = p[best];
     if (best >= SH_CELLS_A) sh_b_mark(g);
     if (atomic_compare_exchange_strong_explicit(&sh_cell_at(g, best)->w, &seen, old,
                                                 memory_order_seq_cst, memory_order_relaxed)) {
