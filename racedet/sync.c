@@ -92,6 +92,16 @@ static rd_sync *pool_new(void) {
   return s;
 }
 
+/* The next free object, or a new one (pool_lock held). */
+static rd_sync *pool_take(void) {
+  rd_sync *s = pool_free;
+  if (s)
+    pool_free = s->next;
+  else
+    s = pool_new();
+  return s;
+}
+
 /* A thread takes POOL_TAKE objects at a time into its own cache, which
  * only pool_get touches, under a stripe's lock (so no signal handler of the
  * thread's runs in between: it is deferred while the runtime holds a
@@ -111,18 +121,11 @@ static rd_sync *pool_get(uintptr_t addr) {
   } else {
     dc_lock(&pool_lock);
     for (uint32_t k = r ? POOL_TAKE : 0; k; k--) { /* the thread's next ones */
-      rd_sync *c = pool_free;
-      if (c)
-        pool_free = c->next;
-      else
-        c = pool_new();
+      rd_sync *c = pool_take();
       c->next = r->sync_cache;
       r->sync_cache = c;
     }
-    if ((s = pool_free))
-      pool_free = s->next;
-    else
-      s = pool_new();
+    s = pool_take();
     dc_unlock(&pool_lock);
   }
   s->live = 1; /* (only read at a fork, which takes every stripe first) */
