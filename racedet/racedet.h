@@ -96,6 +96,16 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
                                                                  int is_write, uintptr_t pc) {
   rd_access_fast_to(addr, size, is_write, pc, rd_access_more, rd_access);
 }
+/* The same for the instrumentation's unaligned accesses
+ * (__tsan_unaligned_*): one across a granule boundary that both granules'
+ * plane A record ends before rd_access (access.c). */
+void rd_access_unaligned(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
+static inline __attribute__((always_inline)) void rd_access_fast_unaligned(uintptr_t addr,
+                                                                           unsigned size,
+                                                                           int is_write,
+                                                                           uintptr_t pc) {
+  rd_access_fast_to(addr, size, is_write, pc, rd_access_more, rd_access_unaligned);
+}
 /* The same for a C++ object's vptr (__tsan_vptr_read/update): a race
  * found there is a "data race on vptr" (a constructor or destructor
  * against a virtual call), as ThreadSanitizer names it. */

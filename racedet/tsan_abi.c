@@ -40,15 +40,17 @@ ACCESS(8)
 ACCESS(16)
 
 #define UNALIGNED(size)                                                                  \
-  DC_EXPORT void __tsan_unaligned_read##size(void *a) { rd_access_fast((uintptr_t)a, size, 0, PC()); } \
+  DC_EXPORT void __tsan_unaligned_read##size(void *a) {                                  \
+    rd_access_fast_unaligned((uintptr_t)a, size, 0, PC());                               \
+  }                                                                                      \
   DC_EXPORT void __tsan_unaligned_write##size(void *a) {                                 \
-    rd_access_fast((uintptr_t)a, size, 1, PC());                                              \
+    rd_access_fast_unaligned((uintptr_t)a, size, 1, PC());                               \
   }                                                                                      \
   DC_EXPORT void __tsan_unaligned_volatile_read##size(void *a) {                         \
-    rd_access_fast((uintptr_t)a, size, 0, PC());                                              \
+    rd_access_fast_unaligned((uintptr_t)a, size, 0, PC());                               \
   }                                                                                      \
   DC_EXPORT void __tsan_unaligned_volatile_write##size(void *a) {                        \
-    rd_access_fast((uintptr_t)a, size, 1, PC());                                              \
+    rd_access_fast_unaligned((uintptr_t)a, size, 1, PC());                               \
   }
 UNALIGNED(2)
 UNALIGNED(4)
