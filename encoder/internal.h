@@ -494,7 +494,7 @@ typedef struct rd_thread {
    * synchronisation goes on; a slot is asked for again after this many more
    * releases.  has_slot: tid is its own */
   uint32_t slotless, has_slot;
-  uint64_t self;      /* tid and epoch as a cell holds them (sh_self), for the hot path */
+  uint64_t self;      /* tid and stamp as a cell holds them (racedet.h, rd_restamp) */
   uint64_t floorw;    /* the epoch after the last release, as a cell holds it (sh_covers) */
   /* releases that count: one more at each (rd_tick) and at a new slot, one
    * less for a release taken back (racedet/sync.c); and how many were */

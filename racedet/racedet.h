@@ -215,6 +215,18 @@ uint64_t rd_taken_back(void);
 /* advance own epoch (after a release); a thread whose slot has no epochs
  * left moves to another slot */
 void rd_tick(rd_thread *r);
+/* The epoch the thread's accesses are stamped with (r->self): not its
+ * epoch, but the first of the epochs that are interchangeable with it, the
+ * later of its floor and its incarnation's first (sh_covers: no clock holds
+ * one of the epochs since the floor without the others; and a cell's site
+ * is read in the table of the incarnation its epoch falls in, rd_thread.c).
+ * So a release taken back (sync.c) makes the cells stored before it this
+ * epoch's again, for the inline check too.  Since a thread's floor and
+ * incarnation only change together with its epoch or at a take-back, this
+ * is set there. */
+static inline void rd_restamp(rd_thread *r) {
+  r->self = (r->floorw > r->incw ? r->floorw : r->incw) | (uint64_t)r->tid << SH_TID_SHIFT;
+}
 /* The held set changed by one lock or unlock of m (held[] already updated;
  * n_before: nheld before): its id from the thread's cache of such changes,
  * or interned at the next access. */

@@ -330,7 +330,6 @@ static void advance(rd_thread *r) {
   }
   r->epoch++;
   r->vc.c[r->tid] = rd_ext_of(r->tid, r->epoch);
-  r->self = sh_self(r->tid, r->epoch);
 }
 
 /* After a release: the thread's cells from before it no longer stand for
@@ -339,6 +338,7 @@ void rd_tick(rd_thread *r) {
   advance(r);
   r->pubs++;
   r->floorw = sh_self(0, r->epoch);
+  rd_restamp(r);
   rd_floor_count(r);
 }
 
@@ -583,6 +583,7 @@ static void begin_incarnation(rd_thread *r) {
   dc_unlock(&slot_lock);
   r->inc = i;
   r->incw = sh_self(0, r->epoch);
+  rd_restamp(r);
   rd_sites_begin(r, s);
 }
 

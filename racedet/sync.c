@@ -378,9 +378,12 @@ static int active(rd_thread **r) {
  * past the one recorded), and nothing read or wrote the lock's clock in
  * between (rel_live), the release is taken back: the thread's floor goes
  * back to what it was before it, and its cells since then cover again.
- * The epoch itself goes on (cells stored since carry the new one, and
- * clocks only grow).  Releases are taken back last first: taking one back
- * makes the one before it the last again.
+ * The epoch itself goes on (clocks only grow); the stamp of its accesses
+ * goes back with the floor (racedet.h, rd_restamp), so that the cells
+ * stored before the release match the inline check again, and those
+ * stored between the release and now are moved to the stamp when they are
+ * met (access.c, more_renewed).  Releases are taken back last first:
+ * taking one back makes the one before it the last again.
  *
  * Anything else that reads the lock's clock (another thread's acquire of
  * any kind, an atomic operation on its address) or writes it clears
@@ -388,8 +391,10 @@ static int active(rd_thread **r) {
  * the release was taken back and before the next one, while the releaser
  * holds the lock: a program that acquires a held mutex by annotation
  * (__tsan_acquire) or reads its word atomically.  It gets the released
- * epoch, and may then miss a race with an access of the holder that an
- * older cell covered. */
+ * epoch, and may then miss a race with an access of the holder until the
+ * holder's next release: the holder's accesses are stamped with an epoch
+ * from before the release (before the stamp, only those that an older cell
+ * covered). */
 static inline void seen_by(rd_sync *s, rd_thread *r) {
   if (s->rel_serial != rd_owner(r)->serial) s->rel_live = 0;
 }
@@ -408,6 +413,7 @@ static inline void take_back(rd_sync *s, rd_thread *r) {
   s->rel_live = 0;
   r->pubs = s->rel_pubs;
   r->floorw = s->rel_floorw;
+  rd_restamp(r);
   r->taken_back++;
 }
 
