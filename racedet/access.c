@@ -955,19 +955,43 @@ void rd_object_access(uintptr_t obj, int kind, uintptr_t pc) {
              is_write ? SH_WRITE : kind == RD_OBJ_READ_ATOMIC ? SH_ATOMIC : 0, pc);
 }
 
+/* Can cell p conflict with no access of this thread (mine: the thread's
+ * slot field)?  Empty, or the thread's own and no freed mark (conflicts:
+ * a thread's accesses never race with each other; a freed mark races with
+ * every access). */
+static inline int quiet(uint64_t p, uint64_t mine) {
+  return !p || !((p ^ mine) & (((uint64_t)SH_MAX_TID << SH_TID_SHIFT) | SH_FREED));
+}
+
 /* Check a write of [addr, addr + size) against the cells there, and store
- * nothing: loads only, no locked exchange per granule. */
+ * nothing: loads only, no locked exchange per granule (a freed block past
+ * its marks: rd_free_range).  One region at a time, as range_flags goes; a
+ * granule whose plane-A cells are quiet and whose plane B is unused costs
+ * two loads and a test, any other the second look's check against no
+ * cells, which would find nothing in the first kind either.  (Each granule
+ * through the second look and its region looked up again cost SQLite's
+ * frees of 4 KiB page buffers 72 instructions a granule, 3.4% of its run
+ * at size 8000.) */
 static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t pc) {
+  static const uint64_t none[SH_CELLS];
   const rd_thread *r = &t->rd;
-  for (uintptr_t end = addr + size; addr < end;) {
-    uintptr_t stop = (addr | 7) + 1 < end ? (addr | 7) + 1 : end;
+  const uint64_t mine = r->self & ((uint64_t)SH_MAX_TID << SH_TID_SHIFT);
+  const uintptr_t end = addr + size;
+  while (addr < end) {
+    const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
+    const uintptr_t stop_r = end < rend ? end : rend;
     sh_granule *g = sh_granule_of(addr);
-    if (g) { /* the second look's check, against cells all new to it */
-      static const uint64_t none[SH_CELLS];
-      recheck(t, g, addr, r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | SH_WRITE, pc,
-              none, -1);
+    if (!g) {
+      addr = stop_r;
+      continue;
     }
-    addr = stop;
+    for (; addr < stop_r; g++) {
+      const uintptr_t stop = stop_r < (addr | 7) + 1 ? stop_r : (addr | 7) + 1;
+      if (!quiet(sh_load(&g->c[0]), mine) || !quiet(sh_load(&g->c[1]), mine) || sh_b_used(g))
+        recheck(t, g, addr, r->self | sh_bytes(addr & 7, (unsigned)(stop - addr)) | SH_WRITE,
+                pc, none, -1);
+      addr = stop;
+    }
   }
 }
 
