@@ -17,29 +17,9 @@
  * EXPECT-CURRENT: read_flag
  * EXPECT-PREVIOUS: touch first_write
  */
-#include <pthread.h>
-#include <stdio.h>
+#include "renewed_flag.h"
 
-#include "turns.h"
-
-#define DEPTH 15
-
-static long flag;
-static long cells[1 << DEPTH]; /* one granule per leaf */
-
-__attribute__((noinline)) static void touch(long v) { flag = v; }
 __attribute__((noinline)) static void first_write(void) { touch(1); }
-__attribute__((noinline)) static void second_write(void) { touch(2); }
-
-/* every path to a leaf is a context of its own */
-__attribute__((noinline)) static void walk(int d, long *p) {
-  if (!d) {
-    *p = 1;
-    return;
-  }
-  walk(d - 1, p);
-  walk(d - 1, p + (1 << (d - 1)));
-}
 
 static void *writer(void *arg) {
   (void)arg;
@@ -47,18 +27,5 @@ static void *writer(void *arg) {
   walk(DEPTH, cells);
   second_write();
   next_turn();
-  return 0;
-}
-
-__attribute__((noinline)) static long read_flag(void) { return flag; }
-
-static void *reader(void *arg) {
-  (void)arg;
-  wait_turn(1);
-  return (void *)read_flag();
-}
-
-int main(void) {
-  printf("flag %ld\n", run_pair(writer, reader));
   return 0;
 }

@@ -23,29 +23,9 @@
  * EXPECT-OPTIONS: --stats=1
  * EXPECT-STDERR: releases taken back
  */
-#include <pthread.h>
-#include <stdio.h>
-
-#include "turns.h"
-
-#define DEPTH 15
+#include "renewed_flag.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static long flag;
-static long cells[1 << DEPTH]; /* one granule per leaf */
-
-__attribute__((noinline)) static void touch(long v) { flag = v; }
-__attribute__((noinline)) static void second_write(void) { touch(2); }
-
-/* every path to a leaf is a context of its own */
-__attribute__((noinline)) static void walk(int d, long *p) {
-  if (!d) {
-    *p = 1;
-    return;
-  }
-  walk(d - 1, p);
-  walk(d - 1, p + (1 << (d - 1)));
-}
 
 static void *writer(void *arg) {
   (void)arg;
@@ -56,18 +36,5 @@ static void *writer(void *arg) {
   second_write();
   pthread_mutex_unlock(&m);
   next_turn();
-  return 0;
-}
-
-__attribute__((noinline)) static long read_flag(void) { return flag; }
-
-static void *reader(void *arg) {
-  (void)arg;
-  wait_turn(1);
-  return (void *)read_flag();
-}
-
-int main(void) {
-  printf("flag %ld\n", run_pair(writer, reader));
   return 0;
 }
