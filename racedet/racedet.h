@@ -383,8 +383,11 @@ typedef struct rd_sync {
   /* The last release into vc, for the releaser to take back when it takes
    * the lock again and nothing read or wrote vc in between (sync.c,
    * take_back): its thread (serial), and its count of releases (pubs)
-   * and floorw from before it; rel_live: nothing has since. */
-  uint32_t rel_serial, rel_live;
+   * and floorw from before it; rel_live: nothing has since.  read_aside:
+   * another thread has read vc other than by taking the lock (an acquire
+   * by annotation, an atomic operation on the address): none is taken back
+   * again. */
+  uint32_t rel_serial, rel_live, read_aside;
   uint64_t rel_pubs, rel_floorw;
 } rd_sync;
 /* returned locked, or 0 when there is none; with create, made if need be
@@ -392,7 +395,7 @@ typedef struct rd_sync {
 rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
 /* (locked) its clock was read or written other than by a lock's release
- * and acquire: no release into it is taken back (sync.c) */
+ * and acquire: no release into it is taken back from now on (sync.c) */
 void rd_sync_touched(rd_sync *s);
 /* An atomic load's lookup: the object, locked, or 0 and what
  * rd_sync_none_since (after the load) needs to tell whether one was made

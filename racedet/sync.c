@@ -134,7 +134,7 @@ static rd_sync *pool_get(uintptr_t addr) {
   __atomic_store_n(&s->addr, addr, __ATOMIC_RELAXED);
   s->next = 0; /* (its clocks went when it did: drop_granule) */
   s->creation_known = s->in_graph = 0;
-  s->rel_serial = s->rel_live = 0;
+  s->rel_serial = s->rel_live = s->read_aside = 0;
   s->rel_pubs = s->rel_floorw = 0;
   __atomic_store_n(&s->uid, atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1,
                    __ATOMIC_RELAXED);
@@ -394,9 +394,18 @@ static int active(rd_thread **r) {
  * epoch, and may then miss a race with an access of the holder until the
  * holder's next release: the holder's accesses are stamped with an epoch
  * from before the release (before the stamp, only those that an older cell
- * covered). */
+ * covered).  Only the first such reader of a lock: from then on its
+ * releases are not taken back (read_aside). */
 static inline void seen_by(rd_sync *s, rd_thread *r) {
   if (s->rel_serial != rd_owner(r)->serial) s->rel_live = 0;
+}
+
+/* The same by such a reader, which may come again while the releaser
+ * holds the lock: from the first one on, the lock's releases are not
+ * taken back (read_aside), so that the hole above is open only to the
+ * first such read (tests/racedet/taken_back_aside.c). */
+static inline void read_aside_by(rd_sync *s, rd_thread *r) {
+  if (s->rel_serial != rd_owner(r)->serial) s->rel_live = 0, s->read_aside = 1;
 }
 
 /* a release into s's writers' clock (as_reader: its readers') */
@@ -409,7 +418,7 @@ static inline void released_into(rd_sync *s, rd_thread *r, int as_reader) {
 
 /* r takes the lock s: its last release, if into s and unseen, is taken back */
 static inline void take_back(rd_sync *s, rd_thread *r) {
-  if (!s->rel_live || s->rel_serial != rd_owner(r)->serial || r->pubs != s->rel_pubs + 1) return;
+  if (!s->rel_live || s->read_aside || s->rel_serial != rd_owner(r)->serial || r->pubs != s->rel_pubs + 1) return;
   s->rel_live = 0;
   r->pubs = s->rel_pubs;
   r->floorw = s->rel_floorw;
@@ -417,7 +426,7 @@ static inline void take_back(rd_sync *s, rd_thread *r) {
   r->taken_back++;
 }
 
-void rd_sync_touched(rd_sync *s) { s->rel_live = 0; }
+void rd_sync_touched(rd_sync *s) { s->rel_live = 0, s->read_aside = 1; }
 
 /* The thread's clock joins the object's (writers') clock. */
 void rd_acquire(uintptr_t addr) {
@@ -425,7 +434,7 @@ void rd_acquire(uintptr_t addr) {
   if (!active(&r)) return;
   rd_sync *s = rd_sync_get(addr, 0);
   if (!s) return;
-  seen_by(s, r);
+  read_aside_by(s, r);
   rd_vc_join(&r->vc, &s->vc);
   rd_sync_unlock(s);
 }
