@@ -418,7 +418,9 @@ static inline void released_into(rd_sync *s, rd_thread *r, int as_reader) {
 
 /* r takes the lock s: its last release, if into s and unseen, is taken back */
 static inline void take_back(rd_sync *s, rd_thread *r) {
-  if (!s->rel_live || s->read_aside || s->rel_serial != rd_owner(r)->serial || r->pubs != s->rel_pubs + 1) return;
+  if (!s->rel_live || s->read_aside || s->rel_serial != rd_owner(r)->serial ||
+      r->pubs != s->rel_pubs + 1)
+    return;
   s->rel_live = 0;
   r->pubs = s->rel_pubs;
   r->floorw = s->rel_floorw;
