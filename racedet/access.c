@@ -969,9 +969,9 @@ static inline int quiet(uint64_t p, uint64_t mine) {
  * granule whose plane-A cells are quiet and whose plane B is unused costs
  * two loads and a test, any other the second look's check against no
  * cells, which would find nothing in the first kind either.  (Each granule
- * through the second look and its region looked up again cost SQLite's
- * frees of 4 KiB page buffers 72 instructions a granule, 3.4% of its run
- * at size 8000.) */
+ * through the second look, its region looked up again, made SQLite's
+ * frees cost 2.32 G of its 44.4 G instructions at size 8000; 1.22 G
+ * since.) */
 static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t pc) {
   static const uint64_t none[SH_CELLS];
   const rd_thread *r = &t->rd;
