@@ -739,6 +739,7 @@ static DC_NOINLINE void replace_in(dc_thread *t, sh_granule *g, uintptr_t addr, 
   if (r0 && r1) {
     if (c0 && c1) goto full;
     i = c0 ? 0 : c1 ? 1 : (int)(r->tid & 1);
+    if (!(c0 | c1)) sh_touch_ahead(g); /* (fresh memory, as check_store) */
   } else if (r0 || r1) {
     i = r1;
   } else {

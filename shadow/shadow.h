@@ -210,12 +210,18 @@ static inline uint64_t sh_load(const sh_cell *c) {
  * the process (an IPI each; with transparent huge pages the huge zero page
  * is split into 512 such faults): a third of mergesort's run.  A locked
  * `or` of zero changes nothing, and on a page not yet there it is a write
- * fault, which allocates the page at once. */
+ * fault, which allocates the page at once.  A touch into the next 2 MiB of
+ * the plane asks whether the 2 MiB the sweep leaves are nearly all there
+ * (sh_huge_ahead): then the next ones are advised huge pages first, and
+ * this touch commits them in one fault. */
+#define SH_HUGE_BITS 21 /* a transparent huge page: 2 MiB */
+void sh_huge_ahead(uintptr_t from, uintptr_t to); /* shadow.c */
 static inline void sh_touch_ahead(const sh_granule *g) {
   const uintptr_t a = (uintptr_t)g, off = a & 4095;
   if (__builtin_expect(off - 64 < 4096 - 128, 1)) return;
   const uintptr_t n = off < 64 ? (a & ~(uintptr_t)4095) - 4096 : (a | 4095) + 1;
   if ((n ^ a) & ~(uintptr_t)(SH_PLANE - 1)) return; /* the plane's end */
+  if (__builtin_expect(((n ^ a) >> SH_HUGE_BITS) != 0, 0)) sh_huge_ahead(a, n);
   atomic_fetch_or_explicit((_Atomic uint64_t *)n, 0, memory_order_relaxed);
 }
 
@@ -334,12 +340,10 @@ static inline int sh_ro_range(uintptr_t addr, uintptr_t size) {
 void sh_ro_mark(uintptr_t addr, uintptr_t size, int ro);
 
 /* Forget the history of [addr, addr+size): a new block (malloc, mmap),
- * whose shadow gets huge pages when it is large (a big array, most likely
- * swept whole). */
+ * whose shadow regions are reserved at once when it is large. */
 void sh_reset(uintptr_t addr, uintptr_t size);
-/* The same for memory that is not a new block: a thread's stack, of which
- * only the top is used (a huge page would commit 2 MiB of shadow for a few
- * KiB of frames, per thread), and freed memory. */
+/* The same for memory that is not a new block: a thread's stack, freed
+ * memory. */
 void sh_forget(uintptr_t addr, uintptr_t size);
 /* Bytes of shadow committed (for statistics). */
 uint64_t sh_regions_mapped(void);

@@ -231,11 +231,15 @@ int main(void) {
     CHECK(!resident((char *)r + SH_PLANE), "plane B's first page untouched");
   }
 
-  /* transparent huge pages (encoder/common.c, dc_mmap; shadow.c, reset_a):
-   * the shadow is reserved with them off, whatever the kernel's default (a
-   * kernel set to "always" committed 2 MiB at a sparse shadow's every first
-   * touch: SQLite 121 MB, not 37), and a large block's plane A alone asks
-   * for them.  Skipped where the kernel has none. */
+  /* transparent huge pages (encoder/common.c, dc_mmap; shadow.c,
+   * sh_huge_ahead): the shadow is reserved with them off, whatever the
+   * kernel's default (a kernel set to "always" committed 2 MiB at a sparse
+   * shadow's every first touch: SQLite 121 MB, not 37); a large block's
+   * plane A does not ask for them when it is made (touched sparsely, every
+   * touched 2 MiB of its shadow was then a huge page); a touch ahead into
+   * the next 2 MiB of plane A asks for them there when the 2 MiB it leaves
+   * are nearly all resident (a dense sweep), and not when they are not.
+   * Skipped where the kernel has none. */
   {
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     if (!thp) {
@@ -249,14 +253,36 @@ int main(void) {
       CHECK(vm_flag((char *)r + SH_PLANE + 7 * 4096, "nh") == 1, "plane B: no huge pages");
       CHECK(vm_flag(sh_b_bitmap((uintptr_t)r), "nh") == 1, "plane B's bitmap: no huge pages");
       /* a block of 8 MiB (its shadow only: sh_reset touches no application
-       * memory): the 2 MiB-aligned interior of its plane A asks for them */
+       * memory) */
       const uintptr_t big = ((uintptr_t)1 << 44) + ((uintptr_t)64 << 20);
       sh_reset(big, (uintptr_t)8 << 20);
-      const sh_granule *mid = sh_granule_of(big + ((uintptr_t)4 << 20));
-      CHECK(vm_flag(mid, "hg") == 1 && vm_flag(mid, "nh") == 0,
-            "a large block's plane A: huge pages (hg %d, nh %d)", vm_flag(mid, "hg"),
+      sh_granule *mid = sh_granule_of(big + ((uintptr_t)4 << 20));
+      CHECK(vm_flag(mid, "hg") == 0 && vm_flag(mid, "nh") == 1,
+            "a new large block's plane A: no huge pages yet (hg %d, nh %d)", vm_flag(mid, "hg"),
             vm_flag(mid, "nh"));
-      CHECK(vm_flag((const char *)mid + SH_PLANE, "nh") == 1, "but not its plane B");
+      /* dense: every page of the 2 MiB of plane A at mid resident, then the
+       * touch ahead from its last line into the next 2 MiB */
+      const uintptr_t huge = (uintptr_t)2 << 20, per_page = 4096 / sizeof(sh_granule);
+      sh_granule *c = (sh_granule *)((uintptr_t)mid & ~(huge - 1));
+      sh_granule *next = (sh_granule *)((char *)c + huge);
+      for (uintptr_t off = 0; off < huge; off += 4096)
+        atomic_fetch_or_explicit((_Atomic uint64_t *)((char *)c + off), 0, memory_order_relaxed);
+      CHECK(vm_flag(next, "hg") == 0, "the next 2 MiB: no huge pages before the touch");
+      sh_touch_ahead(next - 1);
+      CHECK(vm_flag(next, "hg") == 1 && vm_flag(next, "nh") == 0 && resident(next),
+            "a dense sweep's next 2 MiB: huge pages, touched (hg %d, nh %d)",
+            vm_flag(next, "hg"), vm_flag(next, "nh"));
+      CHECK(vm_flag(c, "hg") == 0 && vm_flag((char *)next + huge, "hg") == 0,
+            "only those 2 MiB (hg %d %d)", vm_flag(c, "hg"), vm_flag((char *)next + huge, "hg"));
+      CHECK(vm_flag((const char *)next + SH_PLANE, "nh") == 1, "not their plane B");
+      /* sparse: one page resident in the 2 MiB four ahead, and a touch
+       * ahead from their first line back into the 2 MiB before them */
+      sh_granule *far = (sh_granule *)((char *)c + 4 * huge), *before = far - per_page;
+      atomic_fetch_or_explicit((_Atomic uint64_t *)(far + 7 * per_page), 0, memory_order_relaxed);
+      sh_touch_ahead(far);
+      CHECK(resident(before) && vm_flag(before, "hg") == 0 && vm_flag(far, "hg") == 0,
+            "a sparse touch: the page before, no huge pages (hg %d %d)", vm_flag(before, "hg"),
+            vm_flag(far, "hg"));
     }
   }
 
@@ -335,10 +361,9 @@ int main(void) {
     CHECK(cells(m + at[i], &bytes, &w0) == 0 && !sh_b_used(sh_granule_of((uintptr_t)m + at[i])),
           "large reset, granule at offset %zu", at[i]);
 
-  /* a thread's stack is forgotten without huge pages: its frames touch a
-   * few KiB, whose shadow must stay a few 4 KiB pages, not the 2 MiB huge
-   * page that a new block's shadow of that size gets (the middle of the
-   * block: its shadow is inside the 2 MiB-aligned interior) */
+  /* a thread's stack: its frames touch a few KiB, whose shadow must stay a
+   * few 4 KiB pages, not a 2 MiB huge page (the middle of the stack: its
+   * shadow is inside the 2 MiB-aligned interior) */
   {
     size_t len = (size_t)8 << 20;
     unsigned char *st = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
