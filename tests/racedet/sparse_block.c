@@ -24,21 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rss.h"
+
 #define MIB ((size_t)1 << 20)
 #define SPARSE (1024 * MIB)
 #define DENSE (64 * MIB)
 
 static char *sparse;
-
-static long rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-  if (f) fclose(f);
-  return kb;
-}
 
 /* Does some mapping of the process ask for huge pages? */
 static int some_mapping_huge(void) {

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rss.h"
+
 #define WARMUP 2000
 #define MEASURED 24000
 #define BATCH 4
@@ -38,16 +40,6 @@ __attribute__((noinline)) void add(long i) {
 static void *run(void *arg) {
   add((long)arg);
   return 0;
-}
-
-static long rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-  if (f) fclose(f);
-  return kb;
 }
 
 static void churn(long n) {
