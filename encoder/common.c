@@ -81,7 +81,7 @@ void *dc_sys_mremap(void *old, size_t old_size, size_t size, int flags, void *to
  * mergesort peaked at 577 MB, SQLite at 121 MB and rwhash at 72 MB, against
  * 428, 37 and 21 MB with "madvise" (clang TSan, which keeps huge pages off
  * its shadow too: 409, 46 and 45).  The shadow of a large block asks for
- * them itself (shadow.c, reset_a).  (errno: the program's, kept.) */
+ * them itself, ahead of dense sweeps (shadow.c, sh_huge_ahead).  (errno: the program's, kept.) */
 void *dc_mmap(size_t size) {
   void *p = dc_sys_mmap(0, size, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -93,6 +93,15 @@ void *dc_mmap(size_t size) {
 }
 
 void dc_munmap(void *p, size_t size) { dc_sys_munmap(p, size); }
+
+void *dc_mmap_once(void *_Atomic *slot, size_t size) {
+  void *m = atomic_load_explicit(slot, memory_order_acquire);
+  if (m) return m;
+  void *fresh = dc_mmap(size);
+  if (atomic_compare_exchange_strong(slot, &m, fresh)) return fresh;
+  dc_munmap(fresh, size); /* another thread won */
+  return m;
+}
 
 static _Atomic int perm_lock;
 void *dc_perm_alloc(size_t size) {

@@ -43,6 +43,7 @@ uint64_t rd_reports_printed(void);
 void rd_report_leaks(void); /* racedet/thread_end.c */
 void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken); /* rd_thread.c */
 uint64_t rd_taken_back(void); /* rd_thread.c */
+uint64_t rd_heap_records(void); /* intercept_heap.c */
 int rd_reports_unseen(void);
 int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
@@ -488,6 +489,7 @@ DC_EXPORT void dacce_get_stats(dacce_stats *o) {
   o->calls = calls;
   o->cc_pushes = pushes;
   o->avg_cc_depth = dn ? (double)dsum / (double)dn : 0.0;
+  o->heap_records = rd_heap_records();
 }
 
 static void print_stats(void) {
@@ -514,6 +516,8 @@ static void print_stats(void) {
   if (taken)
     dc_printf("==dacce==   thread slots taken over from threads that ended unseen %llu\n",
               (unsigned long long)taken);
+  if (s.heap_records)
+    dc_printf("==dacce==   heap block records %llu\n", (unsigned long long)s.heap_records);
   const uint64_t back = rd_taken_back();
   if (back) dc_printf("==dacce==   releases taken back %llu\n", (unsigned long long)back);
   if (dc_opt.verify)

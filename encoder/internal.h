@@ -54,6 +54,9 @@ void dc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 /* Anonymous memory, MAP_NORESERVE; dies on failure. */
 void *dc_mmap(size_t size);
 void dc_munmap(void *p, size_t size);
+/* The mapping of size bytes at *slot, made (dc_mmap) if there is none yet:
+ * of threads that race to make it, one wins and the others' go. */
+void *dc_mmap_once(void *_Atomic *slot, size_t size);
 /* the raw system calls (the runtime's own mappings; MAP_FAILED, -1 and
  * errno on failure) */
 void *dc_sys_mmap(void *addr, size_t size, int prot, int flags, int fd, off_t off);
@@ -542,6 +545,7 @@ typedef struct rd_thread {
   rd_lstep lsteps[1u << RD_LSTEP_BITS];
   rd_ictx ictx[1u << RD_ICTX_BITS];
   uintptr_t heap_pc;   /* the call site of operator new/delete in progress (intercept_heap.c) */
+  uint32_t heap_cache, heap_ncache; /* free heap block records (intercept_heap.c, rec_get) */
   uintptr_t caught[8]; /* the objects of the C++ handlers running, innermost last */
   uint32_t ncaught;    /* handlers running (intercept_pthread.c, __cxa_begin_catch) */
   int in_vptr;         /* checking a vptr access (rd_vptr_access) */

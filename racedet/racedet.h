@@ -573,6 +573,7 @@ typedef struct rd_block {
 _Static_assert(sizeof(rd_block) == 32, "a heap block's record: 32 bytes");
 int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
 intptr_t rd_heap_freed_via(uintptr_t addr);       /* its newest free's rd_block.via */
+void rd_heap_thread_end(rd_thread *r);             /* its free records go back */
 /* File descriptors as locations (intercept_fd.c): the descriptor whose word
  * addr is in, with its creation (ctx 0: unknown), or -1. */
 #define RD_FD_MAX 65536

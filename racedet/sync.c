@@ -40,12 +40,7 @@ static inline meta_region *meta_at(uintptr_t addr) {
   return atomic_load_explicit(&meta[meta_ri(addr)], memory_order_acquire);
 }
 static meta_region *meta_map(uintptr_t addr) {
-  meta_region *m = meta_at(addr);
-  if (m) return m;
-  meta_region *fresh = dc_mmap(sizeof(meta_region));
-  if (atomic_compare_exchange_strong(&meta[meta_ri(addr)], &m, fresh)) return fresh;
-  dc_munmap(fresh, sizeof(meta_region)); /* another thread won */
-  return m;
+  return dc_mmap_once((void *_Atomic *)&meta[meta_ri(addr)], sizeof(meta_region));
 }
 
 /* Stripes: a granule's chain and word change under its stripe's lock

@@ -57,11 +57,14 @@ void dacce_print(const dacce_ctx *ctx, FILE *out);
  * tagged; dacce-decode reads the log together with the dictionary dump. */
 void dacce_log(const dacce_ctx *ctx, const char *tag);
 
-/* Encoder statistics, as printed by the stats option. */
+/* Encoder statistics, as printed by the stats option; heap_records: the
+ * race detector's records of heap blocks made so far (each is reused once
+ * its block is freed). */
 typedef struct dacce_stats {
   uint64_t nodes, edges, max_id, reencodings, encoded_edges, back_edges,
       overflow_edges, calls, cc_pushes, cc_nodes, verified, mismatches;
   double avg_cc_depth;
+  uint64_t heap_records;
 } dacce_stats;
 void dacce_get_stats(dacce_stats *out);
 
