@@ -95,21 +95,21 @@ static void rec_give_back(uint32_t first, uint32_t last) {
   dc_unlock(&rec_lock);
 }
 
-/* A free record for thread r (0: a thread without a state of its own). */
+/* A free record, from thread r's list. */
 static uint32_t rec_get(rd_thread *r) {
-  uint32_t i = r ? r->heap_cache : 0;
+  uint32_t i = r->heap_cache;
   if (dc_likely(i)) {
     r->heap_cache = rec(i)->ctx;
     r->heap_ncache--;
     return i;
   }
   dc_lock(&rec_lock);
-  for (uint32_t k = r ? REC_TAKE : 0; k; k--) {
+  for (uint32_t k = 0; k < REC_TAKE; k++) {
     const uint32_t c = rec_take_locked();
     rec(c)->ctx = r->heap_cache;
     r->heap_cache = c;
   }
-  if (r) r->heap_ncache = REC_TAKE;
+  r->heap_ncache = REC_TAKE;
   i = rec_take_locked();
   dc_unlock(&rec_lock);
   return i;
@@ -120,10 +120,6 @@ static uint32_t rec_get(rd_thread *r) {
 static void rec_put(rd_thread *r, uint32_t i) {
   rd_block *b = rec(i);
   atomic_store_explicit((_Atomic uintptr_t *)&b->addr, 0, memory_order_relaxed);
-  if (!r) {
-    rec_give_back(i, i);
-    return;
-  }
   b->ctx = r->heap_cache;
   r->heap_cache = i;
   if (dc_likely(++r->heap_ncache < 2 * REC_TAKE)) return;
@@ -146,22 +142,17 @@ void rd_heap_thread_end(rd_thread *r) {
   rec_give_back(first, last);
 }
 
-/* The state of the thread whose record list t may use: 0 for a thread
- * without one of its own (past its end: dc_dead_thread is shared). */
-static inline rd_thread *rec_owner(dc_thread *t) { return t != &dc_dead_thread ? &t->rd : 0; }
-
 /* Record the block b: the record of a block recorded at the same address
  * before and not freed since (freed by the runtime itself, whose calls are
  * not events) goes. */
 static void put(dc_thread *t, const rd_block *b) {
-  rd_thread *r = rec_owner(t);
   dc_enter(t); /* (a signal handler's malloc would share the thread's list) */
-  const uint32_t i = rec_get(r);
+  const uint32_t i = rec_get(&t->rd);
   rd_block *to = rec(i);
   *to = *b;
   const uint32_t old =
       atomic_exchange_explicit(word_of(b->addr, 1), i, memory_order_release);
-  if (old) rec_put(r, old);
+  if (old) rec_put(&t->rd, old);
   dc_leave(t);
 }
 
@@ -175,7 +166,7 @@ static int take(dc_thread *t, uintptr_t addr, rd_block *out) {
   if (i) {
     *out = *rec(i);
     found = out->addr == addr;
-    rec_put(rec_owner(t), i);
+    rec_put(&t->rd, i);
   }
   dc_leave(t);
   return found;
