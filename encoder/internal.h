@@ -231,6 +231,10 @@ typedef struct dc_report_ack {
                                "the shadow and serve again (lower it to test that)") \
   X(int, slots, 8192, "thread slots: threads alive at once that are checked (lower "\
                       "it, with slot_epochs, to test reclamation)")                  \
+  X(int, heap_trim_kb, 1024, "KiB free at the top of a glibc heap before free() gives "\
+                             "it back to the kernel (M_TRIM_THRESHOLD; 0: glibc's "   \
+                             "own); left to glibc when GLIBC_TUNABLES or MALLOC_*_ "  \
+                             "set its malloc")                                         \
   X(int, help, 0, "print the options and exit")                                     \
   X(int, report_text, 1, "print reports as text on stderr")                         \
   X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \

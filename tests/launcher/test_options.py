@@ -10,7 +10,9 @@ and a program found through PATH; --suppress-equal-addresses keeps one
 report per racy address.  TSAN_OPTIONS: its flags with a meaning here
 apply (exitcode, report_bugs, report_thread_leaks, suppress_equal_addresses),
 TSan's others are ignored, DACCE_RACE_OPTIONS and the command line override
-it, a bad value is a one-line error.
+it, a bad value is a one-line error.  heap_trim_kb: glibc keeps the free
+top of a heap up to 1 MiB, not with 0 or when the environment sets glibc's
+malloc.
 """
 import glob
 import os
@@ -135,6 +137,26 @@ r = t.run(["--suppress-equal-addresses", f"--suppressions={supp_writer}", prog, 
 reps = text_reports(r.stderr)
 t.check(len(reps) == 1 and any("writer_again" in l for l in reps[0]),
         "same, the first suppressed: the second (writer_again's) is printed", r.stderr)
+
+# ---------------------------------------------------------------- heap_trim_kb
+# the runtime raises glibc's trim threshold (the free top of a heap is kept
+# up to 1 MiB), unless told not to or the environment sets glibc's malloc
+trim = t.build(os.path.join(HERE, "heap_trim_prog.c"), "heap_trim_prog")
+def kept_kib(r):
+    m = re.search(r"top (\d+) KiB", r.stdout)
+    return int(m.group(1)) if m else -1
+r = t.run([trim])
+t.check(kept_kib(r) >= 512, "heap_trim_kb: 600 KiB freed at the top of the heap are kept",
+        r.stdout + r.stderr)
+for how, args, env in (("--heap-trim-kb=0", ["--heap-trim-kb=0"], None),
+                       ("MALLOC_TRIM_THRESHOLD_", [], {"MALLOC_TRIM_THRESHOLD_": "131072"}),
+                       ("GLIBC_TUNABLES", [], {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=131072"})):
+    r = t.run([*args, trim], env=env)
+    t.check(0 <= kept_kib(r) < 256, f"heap_trim_kb: glibc's threshold with {how}",
+            r.stdout + r.stderr)
+r = t.run([trim], env={"DACCE_OPTIONS": "heap_trim_kb=3000000"})
+t.check(r.returncode != 0 and "heap_trim_kb" in r.stderr, "heap_trim_kb out of range: an error",
+        r.stderr)
 
 r = t.run(["--version"])
 t.check_status(r, 0, "--version")
