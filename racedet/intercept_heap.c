@@ -73,6 +73,12 @@ static uint32_t rec_free;
 
 static inline rd_block *rec(uint32_t i) { return &recs[i >> REC_BLOCK_BITS][i & (REC_BLOCK - 1)]; }
 
+/* Does the block at start (0: none) of size bytes hold addr?  (A block of
+ * 0 bytes holds its first.) */
+static inline int holds(uintptr_t start, uint64_t size, uintptr_t addr) {
+  return start && addr - start < (size ? size : 1);
+}
+
 /* A free record (rec_lock held). */
 static uint32_t rec_take_locked(void) {
   uint32_t i = rec_free;
@@ -87,9 +93,11 @@ static uint32_t rec_take_locked(void) {
   return i;
 }
 
-/* The list of records from first to last (through ctx) goes back to the
+/* The list of records from first (through ctx, to its end) goes back to the
  * pool's. */
-static void rec_give_back(uint32_t first, uint32_t last) {
+static void rec_give_back(uint32_t first) {
+  uint32_t last = first;
+  while (rec(last)->ctx) last = rec(last)->ctx;
   dc_lock(&rec_lock);
   rec(last)->ctx = rec_free;
   rec_free = first;
@@ -124,23 +132,20 @@ static void rec_put(rd_thread *r, uint32_t i) {
   b->ctx = r->heap_cache;
   r->heap_cache = i;
   if (dc_likely(++r->heap_ncache < 2 * REC_TAKE)) return;
-  uint32_t keep = i, last;
+  uint32_t keep = i;
   for (uint32_t k = 1; k < REC_TAKE; k++) keep = rec(keep)->ctx;
-  const uint32_t first = rec(keep)->ctx;
+  const uint32_t rest = rec(keep)->ctx;
   rec(keep)->ctx = 0;
-  for (last = first; rec(last)->ctx;) last = rec(last)->ctx;
   r->heap_ncache = REC_TAKE;
-  rec_give_back(first, last);
+  rec_give_back(rest);
 }
 
 uint64_t rd_heap_records(void) { return atomic_load(&rec_used) - 1; }
 
 void rd_heap_thread_end(rd_thread *r) {
-  uint32_t first = r->heap_cache, last = first;
+  const uint32_t first = r->heap_cache;
   r->heap_cache = r->heap_ncache = 0;
-  if (!first) return;
-  while (rec(last)->ctx) last = rec(last)->ctx;
-  rec_give_back(first, last);
+  if (first) rec_give_back(first);
 }
 
 /* Record the block b: the record of a block recorded at the same address
@@ -225,7 +230,7 @@ static int freed_find(uintptr_t addr, rd_block *out, intptr_t *via) {
     dc_lock(&r->lock);
     for (uint32_t n = 1; n <= FREED_RING && n <= r->next; n++) {
       const freed_ent *e = &r->e[(r->next - n) % FREED_RING];
-      if (e->b.addr && addr - e->b.addr < (e->b.size ? e->b.size : 1)) {
+      if (holds(e->b.addr, e->b.size, addr)) {
         if (!found || e->stamp > newest) {
           *out = e->b;
           *via = e->via;
@@ -256,7 +261,7 @@ int rd_heap_find(uintptr_t addr, rd_block *out) {
     const rd_block *b = rec(i);
     /* (without a lock: a block freed, or made, meanwhile may be named) */
     const uintptr_t a = atomic_load_explicit((_Atomic uintptr_t *)&b->addr, memory_order_relaxed);
-    if (a && addr - a < (b->size ? b->size : 1)) {
+    if (holds(a, b->size, addr)) {
       *out = *b;
       if (out->addr == a) return 1;
     }
