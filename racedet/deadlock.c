@@ -126,11 +126,11 @@ static int blocks(const dl_inst *a, const dl_inst *b) { return !(a->to_read && b
 /* Could the threads of a and b be at these points at the same time?  Not
  * if both held one lock then, unless both read-held it. */
 static int together(const dl_inst *a, const dl_inst *b) {
-  const rd_lockset *la = rd_lockset_get(a->lockset), *lb = rd_lockset_get(b->lockset);
-  if (!la || !lb) return 1;
-  for (uint32_t i = 0; i < la->n; i++)
-    for (uint32_t j = 0; j < lb->n; j++)
-      if ((la->a[i] | 1) == (lb->a[j] | 1) && !(la->a[i] & lb->a[j] & 1)) return 0;
+  rd_lockset la, lb;
+  if (!rd_lockset_read(a->lockset, &la) || !rd_lockset_read(b->lockset, &lb)) return 1;
+  for (uint32_t i = 0; i < la.n; i++)
+    for (uint32_t j = 0; j < lb.n; j++)
+      if ((la.a[i] | 1) == (lb.a[j] | 1) && !(la.a[i] & lb.a[j] & 1)) return 0;
   return 1;
 }
 

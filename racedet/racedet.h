@@ -361,7 +361,8 @@ typedef struct rd_lockset {
   uint32_t n;
   uintptr_t a[16];
 } rd_lockset;
-const rd_lockset *rd_lockset_get(uint32_t id);
+/* The set with that id (rd_lockset_now) into *out; 0 when there is none. */
+int rd_lockset_read(uint32_t id, rd_lockset *out);
 
 /* ------------------------------------------------------------ sync objects (sync.c) */
 typedef struct rd_sync {

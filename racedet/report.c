@@ -1028,8 +1028,9 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   add_thread(r, prev->tid);
   for (int k = 0; k < 2; k++) {
     const rd_ctxrec *c = rd_ctx_get(r->acc[k].ctx);
-    const rd_lockset *ls = c ? rd_lockset_get(rd_ctx_aux(c)->locks) : 0;
-    for (uint32_t i = 0; ls && i < ls->n; i++) r->held[k][r->nheld[k]++] = ls->a[i];
+    rd_lockset ls = {0};
+    if (c) rd_lockset_read(rd_ctx_aux(c)->locks, &ls);
+    for (uint32_t i = 0; i < ls.n; i++) r->held[k][r->nheld[k]++] = ls.a[i];
   }
   mutex_creations(r);
   emit(t, r);

@@ -28,8 +28,8 @@ static uint64_t rnd(void) {
 static int set_is_held(const rd_thread *r, uint32_t id) {
   uint32_t n = r->nheld < 16 ? r->nheld : 16;
   if (!id) return n == 0;
-  const rd_lockset *ls = rd_lockset_get(id);
-  return ls && ls->n == n && !memcmp(ls->a, r->held, n * sizeof r->held[0]);
+  rd_lockset ls;
+  return rd_lockset_read(id, &ls) && ls.n == n && !memcmp(ls.a, r->held, n * sizeof r->held[0]);
 }
 
 static int bad_known, bad_resolved, known, steps, bad_empty;
