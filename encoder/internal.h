@@ -88,7 +88,6 @@ void dc_atfork_release(void);
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
 #define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
-#define DC_RANK_CREATED 96 /* racedet/sync.c: locks' creation sites (a leaf) */
 #define DC_RANK_EXTERNAL 97 /* racedet/annotations.c: objects of the external-race API (a leaf) */
 #define DC_RANK_FLOOR 98 /* racedet/floor.c: the registry of clocks */
 #define DC_RANK_ATOMIC 100

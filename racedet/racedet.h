@@ -371,16 +371,18 @@ typedef struct rd_sync {
   rd_vc rvc; /* released by read-unlockers (rwlock) */
   struct rd_sync *next; /* on its granule's chain, or the free list (sync.c) */
   uint32_t idx;         /* its index in the pool, for the meta map's words */
-  int live;             /* not on the free list */
   _Atomic int lock;
   /* version: odd while a holder of the lock may change the clocks (or
    * store to the location), one more when it unlocks (rd_sync_get,
    * rd_sync_unlock); what an atomic load reads without the lock (access.c,
    * rd_atomic_load_pre) */
   _Atomic uint32_t seq;
-  int creation_known; /* a lock: its creation site is recorded (sync.c) */
-  int in_graph;       /* a node of the lock-order graph (deadlock.c) */
-  uint64_t uid;       /* this object, never reused: the graph's name for it */
+  /* A lock's creation site (init, else the first lock), for reports: its
+   * context handle and pc, the pc stored last (0: not recorded); read
+   * without the lock (rd_lock_creation). */
+  uint32_t created_ctx;
+  uint64_t uid; /* this object, never reused: the graph's name for it */
+  uintptr_t created_pc;
   /* The last release into vc, for the releaser to take back when it takes
    * the lock again and nothing read or wrote vc in between (sync.c,
    * take_back): its thread (serial), and its count of releases (pubs)
@@ -388,9 +390,14 @@ typedef struct rd_sync {
    * another thread has read vc other than by taking the lock (an acquire
    * by annotation, an atomic operation on the address): none is taken back
    * again. */
-  uint32_t rel_serial, rel_live, read_aside;
   uint64_t rel_pubs, rel_floorw;
+  uint32_t rel_serial;
+  uint8_t rel_live, read_aside;
+  uint8_t live;           /* not on the free list */
+  uint8_t creation_known; /* a lock: its creation site is being or was recorded */
+  uint8_t in_graph;       /* a node of the lock-order graph (deadlock.c) */
 } rd_sync;
+_Static_assert(sizeof(rd_sync) == 112, "rd_sync: 112 bytes (one per lock, atomic location)");
 /* returned locked, or 0 when there is none; with create, made if need be
  * and marked as changing (seq odd until unlocked) */
 rd_sync *rd_sync_get(uintptr_t addr, int create);
