@@ -43,8 +43,9 @@ typedef struct dl_inst {
  * they hold more items than buckets; each item keeps its hash, so growth
  * calls nothing.  Until 2026-11-30 they had 4,096 buckets each, and a
  * program that locks down a list hand over hand (an edge per pair of
- * nodes) walked chains as long as the list over 4,096: 400,000 nodes took
- * 32 s against clang TSan's 3.3, 8.9 s at 200,000.  An edge kept room for
+ * nodes) walked chains as long as the list over 4,096: two threads down
+ * 400,000 nodes took 25 s against clang TSan's 2.0, 3.4 s since
+ * (bench/micro/many_locks.sh, coupling).  An edge kept room for
  * DL_INST instances (a 512-byte block); most have one or two (a lock
  * coupling's threads), so the first is in the edge (a 128-byte block) and
  * from the second on all are in a block of their own, for 2, 4, then
