@@ -8,17 +8,8 @@ B=${1:?usage: many_threads.sh BUILD [N]}
 N=${2:-1000}
 NAME=many_threads.sh
 . "$(dirname "$0")/setup.sh"
-clang -O1 -g "$here/many_threads.c" -o "$w/native" -pthread
-clang -O1 -g -fsanitize=thread "$here/many_threads.c" -o "$w/tsan"
-DACCE_CC=clang "$B/bin/dacce-cc" -O1 -g "$here/many_threads.c" -o "$w/dacce" -pthread
-# "peak-RSS-KB wall-seconds" of one build; a run that fails (N out of
-# range, a report) ends the script: its numbers would mean nothing
-run() {
-  r=$(/usr/bin/time -f "%x %M %e" "$w/$1" "$N" 2>&1 >/dev/null | tail -1)
-  [ "${r%% *}" = 0 ] || { echo "$NAME: the $1 build exited with status ${r%% *}" >&2; exit 1; }
-  echo "${r#* }"
-}
-n=$(run native); t=$(run tsan); d=$(run dacce)
+build many_threads.c -O1
+n=$(timed native "$N"); t=$(timed tsan "$N"); d=$(timed dacce "$N")
 echo "$N $n $t $d" | awk '{
   printf "threads %d: peak RSS native %d KB, clang TSan %d KB, dacce-race %d KB (%.2fx clang TSan'"'"'s, %.1fx native)\n", $1, $2, $4, $6, $6 / $4, $6 / $2
   printf "threads %d: wall time native %.2f s, clang TSan %.2f s, dacce-race %.2f s (%.2fx clang TSan'"'"'s)\n", $1, $3, $5, $7, $7 / ($5 > 0 ? $5 : 0.01)
