@@ -344,6 +344,11 @@ typedef struct dc_ccnode {
   uint32_t count;  /* repetitions (recursion compression) */
   uint32_t parent; /* ccnode below (0 = none) */
   uint32_t depth;  /* entries below and including this one, counting repetitions */
+  /* The first DC_CC_KIDS nodes pushed onto this one (ccstack.c): the
+   * newest's index, with their count above DC_CC_KID_BITS; then siblings,
+   * each the next older one's index (0: the last). */
+  _Atomic uint32_t kids;
+  uint32_t sibling;
 } dc_ccnode;
 extern dc_vec dc_ccnodes;
 static inline dc_ccnode *dc_cc_at(uint32_t i) { return (dc_ccnode *)dc_vec_at(&dc_ccnodes, i); }

@@ -5,6 +5,7 @@
  * with synthetic function pcs,
  * call sites and stack pointers, so no instrumented code is needed and every
  * context is known exactly. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,54 @@ static void test_garbage(void) {
   CHECK(bad == 0, "%d garbage contexts gave out-of-range results", bad);
 }
 
+/* ccStack nodes are found from their parent (its first kids) or through
+ * the index (the rest): threads pushing the same 64 entries onto one node
+ * at once, each in its own order, must all get one node per entry, made
+ * once, with the entry's fields, whichever way it was found; a node of
+ * those kids has its own (a second level). */
+#define KIDS_N 64
+#define KIDS_THREADS 4
+static uint32_t kids_parent, kids_got[KIDS_THREADS][2][KIDS_N];
+static void *kids_pusher(void *arg) {
+  const int k = (int)(intptr_t)arg;
+  for (int round = 0; round < 3; round++)
+    for (int j = 0; j < KIDS_N; j++) {
+      const int e = (j * (2 * k + 1) + round * 7) % KIDS_N; /* an order of its own */
+      const uint32_t c = dc_cc_push(kids_parent, 900000 + (uint32_t)e, 77 + (uint64_t)e);
+      const uint32_t g = dc_cc_push(c, 950000, 5); /* the kid's own first kid */
+      if (round && (kids_got[k][0][e] != c || kids_got[k][1][e] != g)) kids_got[k][0][e] = 0;
+      else if (!round) kids_got[k][0][e] = c, kids_got[k][1][e] = g;
+    }
+  return 0;
+}
+static void test_cc_kids(void) {
+  kids_parent = dc_cc_push(0, 899999, 3);
+  const uint32_t n0 = atomic_load(&dc_ccnodes.n);
+  pthread_t th[KIDS_THREADS];
+  for (int k = 0; k < KIDS_THREADS; k++)
+    pthread_create(&th[k], 0, kids_pusher, (void *)(intptr_t)k);
+  for (int k = 0; k < KIDS_THREADS; k++) pthread_join(th[k], 0);
+  CHECK(atomic_load(&dc_ccnodes.n) - n0 == 2 * KIDS_N, "%u nodes made for %d entries",
+        atomic_load(&dc_ccnodes.n) - n0, 2 * KIDS_N);
+  int agree = 1, fields = 1, distinct = 1;
+  for (int e = 0; e < KIDS_N; e++) {
+    const uint32_t c = kids_got[0][0][e], g = kids_got[0][1][e];
+    for (int k = 1; k < KIDS_THREADS; k++)
+      agree &= kids_got[k][0][e] == c && kids_got[k][1][e] == g;
+    const dc_ccnode *n = dc_cc_at(c), *m = dc_cc_at(g);
+    fields &= c >= n0 && n->parent == kids_parent && n->edge == 900000u + (uint32_t)e &&
+              n->id == 77u + (uint64_t)e && n->count == 1 && m->parent == c &&
+              m->edge == 950000 && m->id == 5 && m->count == 1 &&
+              n->depth == dc_cc_at(kids_parent)->depth + 1 && m->depth == n->depth + 1;
+    for (int f = 0; f < e; f++) distinct &= kids_got[0][0][f] != c;
+    /* found again, one thread: the same node */
+    agree &= dc_cc_push(kids_parent, 900000 + (uint32_t)e, 77 + (uint64_t)e) == c;
+  }
+  CHECK(agree, "the threads (or their rounds) got different nodes for one entry");
+  CHECK(fields, "a node found has another entry's fields");
+  CHECK(distinct, "two entries got one node");
+}
+
 int main(void) {
   test_worked_example();
   test_paper_compression();
@@ -494,6 +543,7 @@ int main(void) {
   test_overflow(63, 70); /* 2^70 paths, the real 2^63 limit */
   test_random_walks();
   test_garbage();
+  test_cc_kids();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
