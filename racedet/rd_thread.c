@@ -68,6 +68,8 @@ static inline const void *hcons_at(const hcons *x, uint32_t i) {
 }
 
 static hcons ctxs;  /* rd_ctxrec by handle */
+static dc_vec cc_ctxs;  /* per ccStack node: the word of its contexts' chain (intern_ctx) */
+static dc_vec ctx_next; /* per context record: the next older one in its node's chain */
 static hcons auxes; /* rd_ctxaux */
 static hcons sigs;  /* rd_sigpcs */
 static hcons locks; /* rd_lockset by id; 0 = the empty set */
@@ -130,6 +132,8 @@ static int lockset_eq(const void *rec, const void *key) {
 void rd_init(void) {
   hcons_init(&ctxs, sizeof(rd_ctxrec), DC_INDEX_MAX, 12, ctx_rehash,
              "dacce: too many distinct access contexts\n");
+  dc_vec_init(&ctx_next, sizeof(uint32_t), DC_INDEX_MAX);
+  dc_vec_init(&cc_ctxs, sizeof(uint32_t), DC_INDEX_MAX);
   hcons_init(&auxes, sizeof(rd_ctxaux), DC_INDEX_MAX, 6, aux_rehash,
              "dacce: too many distinct (dictionary, held mutexes) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), LOCKS_SMALL, 8, lockset_rehash,
@@ -263,9 +267,51 @@ uint32_t rd_lockset_now(rd_thread *r) {
   return r->lockset;
 }
 
-/* Context c's record in the global table, under the thread's held set. */
+/* The contexts of a ccStack node (a recursion's, an indirect call's): the
+ * first CC_CTXS of each are found from the node, in a chain, and only the
+ * rest through the global index.  A recursion makes a ccStack node per call
+ * and contexts under each (mergesort: 393 thousand), each a lookup that
+ * missed twice in the index, at its slot and at the record; the node's
+ * chain word and its records were made one after the other and are found
+ * together.  Contexts of the empty ccStack, most programs' all, use the
+ * index. */
+#define CC_CTXS 8u
+#define CC_CTX_BITS 28
+#define CC_CTX_MASK ((1u << CC_CTX_BITS) - 1)
+_Static_assert(DC_INDEX_MAX <= 1u << CC_CTX_BITS, "a chain word names any record");
+
+static uint32_t ctx_chained(uint32_t w, const rd_ctxrec *k) {
+  for (uint32_t i = w & CC_CTX_MASK; i; i = *(const uint32_t *)dc_vec_at(&ctx_next, i))
+    if (ctx_eq(dc_vec_at(&ctxs.tab, i), k)) return i;
+  return 0;
+}
+
+/* Context c's record, under the thread's held set. */
 static uint32_t intern_ctx(dc_thread *t, const dacce_ctx *c) {
   const rd_ctxrec k = {c->id, c->node, c->cc, aux_of(t, c), 0};
+  if (!k.cc) return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
+  _Atomic uint32_t *head = dc_vec_at(&cc_ctxs, k.cc);
+  uint32_t w = atomic_load_explicit(head, memory_order_acquire), i = ctx_chained(w, &k);
+  if (i) return i;
+  if (w >> CC_CTX_BITS < CC_CTXS) {
+    dc_lock(&ctx_lock);
+    w = atomic_load_explicit(head, memory_order_relaxed);
+    if ((i = ctx_chained(w, &k)) || w >> CC_CTX_BITS < CC_CTXS) {
+      if (!i) { /* a new record, in the chain (written whole before the word names it) */
+        i = atomic_load_explicit(&ctxs.tab.n, memory_order_relaxed);
+        if (i >= ctxs.max) dc_die("%s", ctxs.full);
+        *(rd_ctxrec *)dc_vec_at(&ctxs.tab, i) = k;
+        *(uint32_t *)dc_vec_at(&ctx_next, i) = w & CC_CTX_MASK;
+        atomic_store_explicit(&ctxs.tab.n, i + 1, memory_order_release);
+        atomic_store_explicit(head, ((w >> CC_CTX_BITS) + 1) << CC_CTX_BITS | i,
+                              memory_order_release);
+      }
+      dc_unlock(&ctx_lock);
+      return i;
+    }
+    dc_unlock(&ctx_lock); /* filled meanwhile */
+  }
+  /* a full chain grows no more: the rest are in the index only */
   return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
 }
 

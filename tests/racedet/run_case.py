@@ -14,9 +14,11 @@ and check the expectations written in its header comment:
   EXPECT-MUTEXES: n m        the two accesses held n and m mutexes (either order)
   EXPECT-NAMES: a b          the two racing threads are named a and b
                              (pthread_setname_np; either order)
-  EXPECT-EVERY: N name       each of the functions name_0 .. name_<N-1> is the
+  EXPECT-EVERY: N name [by]  each of the functions name_0 .. name_<N-1> is the
                              innermost frame of a stack of some report of the
-                             expected kind (every one of N races was found)
+                             expected kind (every one of N races was found);
+                             with by, every stack whose innermost frame is
+                             name_<k> has by_<k> below it
   EXPECT-MERGED: f           the access whose top frame is f was merged with
                              others of f into one shadow cell: its JSON says
                              pc_merged, its line is the one marked
@@ -419,9 +421,10 @@ def check_signal(rep, exp):
     return why
 
 
-def every_missing(reports, n, name):
-    """EXPECT-EVERY: which of name_0 .. name_<n-1> no report has innermost"""
-    seen = set()
+def every_missing(reports, n, name, by=None):
+    """EXPECT-EVERY: which of name_0 .. name_<n-1> no report has innermost,
+    and (by) the stacks where name_<k> is not right above by_<k>"""
+    seen, wrong = set(), []
     for rep in reports:
         if rep.get("kind") in ("mutex-misuse", "signal-unsafe-call", "signal-errno"):
             fr = [f for f in rep.get("frames") or [] if f.get("file")]
@@ -431,12 +434,18 @@ def every_missing(reports, n, name):
         for side in ("current", "previous"):
             fr = rep[side]["frames"]
             if fr:
-                seen.add(base_name(fr[0].get("function")))
+                top = base_name(fr[0].get("function"))
+                seen.add(top)
+                k = top[len(name) + 1:] if top.startswith(name + "_") else None
+                below = base_name(fr[1].get("function")) if len(fr) > 1 else None
+                if by and k is not None and below != f"{by}_{k}":
+                    wrong.append(f"{top} over {below}")
     missing = [f"{name}_{i}" for i in range(n) if f"{name}_{i}" not in seen]
+    why = [f"{len(wrong)} stacks with another caller: {' '.join(wrong[:6])}"] if wrong else []
     if not missing:
-        return []
-    return [f"{len(missing)} of {n} not reported: {' '.join(missing[:12])}"
-            f"{' ...' if len(missing) > 12 else ''}"]
+        return why
+    return why + [f"{len(missing)} of {n} not reported: {' '.join(missing[:12])}"
+                  f"{' ...' if len(missing) > 12 else ''}"]
 
 
 def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep: [], env=None):
@@ -477,7 +486,7 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
                 fail.append("no report matches all expectations; closest: " +
                             "; ".join(min(whys, key=len)))
         if "EVERY" in exp:
-            fail += every_missing(matching, int(exp["EVERY"][0]), exp["EVERY"][1])
+            fail += every_missing(matching, int(exp["EVERY"][0]), *exp["EVERY"][1:3])
     return r, reports, fail
 
 
