@@ -39,30 +39,28 @@ void dc_cc_init(void) {
   atomic_store(&dc_ccnodes.n, 1); /* 0 = empty ccStack */
 }
 
-/* A node's first DC_CC_KIDS children are found from it, the rest through
- * the index.  A push finds its parent in the caches (it is the thread's
+/* A node's first DC_CHAIN_MAX children are chained from it, the rest are
+ * in the index.  A push finds its parent in the caches (it is the thread's
  * ccStack top) and the kids it made before beside it (made one after the
  * other), where a lookup in the index misses twice, at its slot and at the
  * record: mergesort's recursion makes a node per call, 6.7% of its samples
  * in the index.  Nodes with more kids (the empty ccStack's, a recursion's
  * counts) send the rest to the index. */
-#define DC_CC_KIDS 8u
-#define DC_CC_KID_BITS 28
-#define KID_MASK ((1u << DC_CC_KID_BITS) - 1)
-_Static_assert(MAX_CCNODES <= 1u << DC_CC_KID_BITS, "a kids word names any node");
+_Static_assert(MAX_CCNODES <= 1u << DC_CHAIN_BITS, "a chain word names any node");
 static inline int cc_is(const dc_ccnode *c, uint64_t id, uint32_t edge, uint32_t count,
                         uint32_t parent) {
   return c->id == id && c->edge == edge && c->count == count && c->parent == parent;
 }
 
-/* The node, or 0: its parent's kids (kids: the parent's word, read with
- * acquire), then the index if they are full.  Lock-free: a node is written
- * whole before the word or the index names it. */
+/* The node, or 0: its parent's kids (kids: the parent's chain word, read
+ * with acquire), then the index if they are full (h: the hash).
+ * Lock-free: a node is written whole before a chain word or the index
+ * names it. */
 static uint32_t cc_find(uint32_t kids, uint64_t id, uint32_t edge, uint32_t count,
                         uint32_t parent, uint64_t h) {
-  for (uint32_t i = kids & KID_MASK; i; i = dc_cc_at(i)->sibling)
+  for (uint32_t i = dc_chain_head(kids); i; i = dc_cc_at(i)->sibling)
     if (cc_is(dc_cc_at(i), id, edge, count, parent)) return i;
-  if ((kids >> DC_CC_KID_BITS) < DC_CC_KIDS) return 0;
+  if (!dc_chain_full(kids)) return 0;
   const dc_itab *t = dc_index_tab(&cc_index);
   uint32_t pos = (uint32_t)(h >> 32), i;
   while ((i = dc_index_next(t, h, &pos)))
@@ -74,12 +72,12 @@ static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t pare
   dc_ccnode *p = dc_cc_at(parent); /* node 0, the empty ccStack, keeps its kids too */
   uint32_t kids = atomic_load_explicit(&p->kids, memory_order_acquire);
   /* (the hash only for the index: a node's first kids need none) */
-  uint64_t h = kids >> DC_CC_KID_BITS >= DC_CC_KIDS ? cc_hash(id, edge, count, parent) : 0;
+  uint64_t h = dc_chain_full(kids) ? cc_hash(id, edge, count, parent) : 0;
   uint32_t i = cc_find(kids, id, edge, count, parent, h);
   if (i) return i;
   dc_lock(&cc_lock);
   kids = atomic_load_explicit(&p->kids, memory_order_relaxed);
-  if (kids >> DC_CC_KID_BITS >= DC_CC_KIDS && !h) h = cc_hash(id, edge, count, parent);
+  if (dc_chain_full(kids) && !h) h = cc_hash(id, edge, count, parent);
   if ((i = cc_find(kids, id, edge, count, parent, h))) {
     dc_unlock(&cc_lock);
     return i;
@@ -94,10 +92,9 @@ static uint32_t intern(uint64_t id, uint32_t edge, uint32_t count, uint32_t pare
   c->depth = (parent ? p->depth : 0) + count;
   atomic_store_explicit(&c->kids, 0, memory_order_relaxed);
   atomic_store_explicit(&dc_ccnodes.n, i + 1, memory_order_release);
-  const uint32_t nk = kids >> DC_CC_KID_BITS;
-  if (nk < DC_CC_KIDS) {
-    c->sibling = kids & KID_MASK;
-    atomic_store_explicit(&p->kids, (nk + 1) << DC_CC_KID_BITS | i, memory_order_release);
+  if (!dc_chain_full(kids)) {
+    c->sibling = dc_chain_head(kids);
+    atomic_store_explicit(&p->kids, dc_chain_add(kids, i), memory_order_release);
   } else {
     dc_index_insert(&cc_index, h, i);
   }

@@ -156,6 +156,19 @@ typedef struct dc_vec {
 void dc_vec_init(dc_vec *v, size_t elem, size_t cap);
 static inline void *dc_vec_at(const dc_vec *v, uint32_t i) { return v->base + (size_t)i * v->elem; }
 
+/* A chain word: the newest of up to DC_CHAIN_MAX records chained from their
+ * owner (its number, below 2^28), with their count in the top 4 bits; each
+ * record names the next older one.  A ccStack node's kids (ccstack.c) and
+ * its contexts (racedet/rd_thread.c) are found so, their first few beside
+ * it instead of through a global index. */
+#define DC_CHAIN_MAX 8u
+#define DC_CHAIN_BITS 28
+static inline uint32_t dc_chain_head(uint32_t w) { return w & ((1u << DC_CHAIN_BITS) - 1); }
+static inline int dc_chain_full(uint32_t w) { return w >> DC_CHAIN_BITS >= DC_CHAIN_MAX; }
+static inline uint32_t dc_chain_add(uint32_t w, uint32_t i) {
+  return ((w >> DC_CHAIN_BITS) + 1) << DC_CHAIN_BITS | i;
+}
+
 /* A grow-only hash index from 64-bit hashes to uint32 indices below
  * DC_INDEX_MAX (0 = none), over records kept elsewhere (a dc_vec), which the
  * caller compares.  A slot is 4 bytes: the index and 4 bits of the hash (a
@@ -344,11 +357,8 @@ typedef struct dc_ccnode {
   uint32_t count;  /* repetitions (recursion compression) */
   uint32_t parent; /* ccnode below (0 = none) */
   uint32_t depth;  /* entries below and including this one, counting repetitions */
-  /* The first DC_CC_KIDS nodes pushed onto this one (ccstack.c): the
-   * newest's index, with their count above DC_CC_KID_BITS; then siblings,
-   * each the next older one's index (0: the last). */
-  _Atomic uint32_t kids;
-  uint32_t sibling;
+  _Atomic uint32_t kids; /* the chain (DC_CHAIN_MAX) of the first nodes pushed onto it */
+  uint32_t sibling;      /* the next older one in its parent's chain (0: none) */
 } dc_ccnode;
 extern dc_vec dc_ccnodes;
 static inline dc_ccnode *dc_cc_at(uint32_t i) { return (dc_ccnode *)dc_vec_at(&dc_ccnodes, i); }

@@ -36,6 +36,15 @@ static void hcons_init(hcons *x, size_t elem, uint32_t max, uint32_t log2cap,
   x->full = full;
 }
 
+/* Record key (size bytes) appended, under ctx_lock: its number. */
+static inline uint32_t hcons_append(hcons *x, const void *key, size_t size) {
+  const uint32_t i = atomic_load_explicit(&x->tab.n, memory_order_relaxed);
+  if (i >= x->max) dc_die("%s", x->full);
+  dc_memcpy(dc_vec_at(&x->tab, i), key, size);
+  atomic_store_explicit(&x->tab.n, i + 1, memory_order_release);
+  return i;
+}
+
 /* The number of the record equal to key (size bytes, hash h; eq compares a
  * record with it), appended if new.  Inlined, so that eq and the copy are
  * the caller's own (called through pointers, they cost mergesort's 196
@@ -53,10 +62,7 @@ DC_INLINE uint32_t hcons_get(hcons *x, const void *key, size_t size, uint64_t h,
     if (locked) break;
     dc_lock(&ctx_lock);
   }
-  const uint32_t i = atomic_load_explicit(&x->tab.n, memory_order_relaxed);
-  if (i >= x->max) dc_die("%s", x->full);
-  dc_memcpy(dc_vec_at(&x->tab, i), key, size);
-  atomic_store_explicit(&x->tab.n, i + 1, memory_order_release);
+  const uint32_t i = hcons_append(x, key, size);
   dc_index_insert(&x->ix, h, i);
   dc_unlock(&ctx_lock);
   return i;
@@ -68,7 +74,7 @@ static inline const void *hcons_at(const hcons *x, uint32_t i) {
 }
 
 static hcons ctxs;  /* rd_ctxrec by handle */
-static dc_vec cc_ctxs;  /* per ccStack node: the word of its contexts' chain (intern_ctx) */
+static dc_vec cc_ctxs;  /* per ccStack node: its contexts' chain word (intern_ctx) */
 static dc_vec ctx_next; /* per context record: the next older one in its node's chain */
 static hcons auxes; /* rd_ctxaux */
 static hcons sigs;  /* rd_sigpcs */
@@ -268,20 +274,15 @@ uint32_t rd_lockset_now(rd_thread *r) {
 }
 
 /* The contexts of a ccStack node (a recursion's, an indirect call's): the
- * first CC_CTXS of each are found from the node, in a chain, and only the
- * rest through the global index.  A recursion makes a ccStack node per call
- * and contexts under each (mergesort: 393 thousand), each a lookup that
- * missed twice in the index, at its slot and at the record; the node's
- * chain word and its records were made one after the other and are found
- * together.  Contexts of the empty ccStack, most programs' all, use the
- * index. */
-#define CC_CTXS 8u
-#define CC_CTX_BITS 28
-#define CC_CTX_MASK ((1u << CC_CTX_BITS) - 1)
-_Static_assert(DC_INDEX_MAX <= 1u << CC_CTX_BITS, "a chain word names any record");
-
+ * first DC_CHAIN_MAX of each are chained from the node, only the rest are
+ * in the global index.  A recursion makes a ccStack node per call and
+ * contexts under each (mergesort: 393 thousand), each a lookup that missed
+ * twice in the index, at its slot and at the record; the node's chain word
+ * and its records were made one after the other and are found together.
+ * Contexts of the empty ccStack, most programs' all, use the index. */
+_Static_assert(DC_INDEX_MAX <= 1u << DC_CHAIN_BITS, "a chain word names any record");
 static uint32_t ctx_chained(uint32_t w, const rd_ctxrec *k) {
-  for (uint32_t i = w & CC_CTX_MASK; i; i = *(const uint32_t *)dc_vec_at(&ctx_next, i))
+  for (uint32_t i = dc_chain_head(w); i; i = *(const uint32_t *)dc_vec_at(&ctx_next, i))
     if (ctx_eq(dc_vec_at(&ctxs.tab, i), k)) return i;
   return 0;
 }
@@ -293,18 +294,14 @@ static uint32_t intern_ctx(dc_thread *t, const dacce_ctx *c) {
   _Atomic uint32_t *head = dc_vec_at(&cc_ctxs, k.cc);
   uint32_t w = atomic_load_explicit(head, memory_order_acquire), i = ctx_chained(w, &k);
   if (i) return i;
-  if (w >> CC_CTX_BITS < CC_CTXS) {
+  if (!dc_chain_full(w)) {
     dc_lock(&ctx_lock);
     w = atomic_load_explicit(head, memory_order_relaxed);
-    if ((i = ctx_chained(w, &k)) || w >> CC_CTX_BITS < CC_CTXS) {
+    if ((i = ctx_chained(w, &k)) || !dc_chain_full(w)) {
       if (!i) { /* a new record, in the chain (written whole before the word names it) */
-        i = atomic_load_explicit(&ctxs.tab.n, memory_order_relaxed);
-        if (i >= ctxs.max) dc_die("%s", ctxs.full);
-        *(rd_ctxrec *)dc_vec_at(&ctxs.tab, i) = k;
-        *(uint32_t *)dc_vec_at(&ctx_next, i) = w & CC_CTX_MASK;
-        atomic_store_explicit(&ctxs.tab.n, i + 1, memory_order_release);
-        atomic_store_explicit(head, ((w >> CC_CTX_BITS) + 1) << CC_CTX_BITS | i,
-                              memory_order_release);
+        i = hcons_append(&ctxs, &k, sizeof k);
+        *(uint32_t *)dc_vec_at(&ctx_next, i) = dc_chain_head(w);
+        atomic_store_explicit(head, dc_chain_add(w, i), memory_order_release);
       }
       dc_unlock(&ctx_lock);
       return i;
