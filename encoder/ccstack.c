@@ -52,18 +52,22 @@ static inline int cc_is(const dc_ccnode *c, uint64_t id, uint32_t edge, uint32_t
   return c->id == id && c->edge == edge && c->count == count && c->parent == parent;
 }
 
-/* The node, or 0: its parent's kids (kids: the parent's chain word, read
- * with acquire), then the index if they are full (h: the hash).
- * Lock-free: a node is written whole before a chain word or the index
- * names it. */
+/* The node, or 0: in the index if its parent's kids are full (kids: the
+ * parent's chain word, read with acquire; h: the hash), else or then among
+ * those kids.  (The index first: a node with more kids than its chain
+ * holds, such as a deep recursion's counts, has most of them there, and a
+ * walk of the chain is as many loads, one after the other.)  Lock-free: a
+ * node is written whole before a chain word or the index names it. */
 static uint32_t cc_find(uint32_t kids, uint64_t id, uint32_t edge, uint32_t count,
                         uint32_t parent, uint64_t h) {
-  for (uint32_t i = dc_chain_head(kids); i; i = dc_cc_at(i)->sibling)
-    if (cc_is(dc_cc_at(i), id, edge, count, parent)) return i;
-  if (!dc_chain_full(kids)) return 0;
-  const dc_itab *t = dc_index_tab(&cc_index);
-  uint32_t pos = (uint32_t)(h >> 32), i;
-  while ((i = dc_index_next(t, h, &pos)))
+  uint32_t i;
+  if (dc_chain_full(kids)) {
+    const dc_itab *t = dc_index_tab(&cc_index);
+    uint32_t pos = (uint32_t)(h >> 32);
+    while ((i = dc_index_next(t, h, &pos)))
+      if (cc_is(dc_cc_at(i), id, edge, count, parent)) return i;
+  }
+  for (i = dc_chain_head(kids); i; i = dc_cc_at(i)->sibling)
     if (cc_is(dc_cc_at(i), id, edge, count, parent)) return i;
   return 0;
 }
