@@ -139,7 +139,7 @@ void rd_init(void) {
   hcons_init(&ctxs, sizeof(rd_ctxrec), DC_INDEX_MAX, 12, ctx_rehash,
              "dacce: too many distinct access contexts\n");
   dc_vec_init(&ctx_next, sizeof(uint32_t), DC_INDEX_MAX);
-  dc_vec_init(&cc_ctxs, sizeof(uint32_t), DC_INDEX_MAX);
+  dc_vec_init(&cc_ctxs, sizeof(uint32_t), DC_INDEX_MAX); /* ccStack nodes are index numbers */
   hcons_init(&auxes, sizeof(rd_ctxaux), DC_INDEX_MAX, 6, aux_rehash,
              "dacce: too many distinct (dictionary, held mutexes) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), LOCKS_SMALL, 8, lockset_rehash,
@@ -297,18 +297,17 @@ static uint32_t intern_ctx(dc_thread *t, const dacce_ctx *c) {
   if (!dc_chain_full(w)) {
     dc_lock(&ctx_lock);
     w = atomic_load_explicit(head, memory_order_relaxed);
-    if ((i = ctx_chained(w, &k)) || !dc_chain_full(w)) {
-      if (!i) { /* a new record, in the chain (written whole before the word names it) */
-        i = hcons_append(&ctxs, &k, sizeof k);
-        *(uint32_t *)dc_vec_at(&ctx_next, i) = dc_chain_head(w);
-        atomic_store_explicit(head, dc_chain_add(w, i), memory_order_release);
-      }
-      dc_unlock(&ctx_lock);
-      return i;
+    if (!(i = ctx_chained(w, &k)) && !dc_chain_full(w)) {
+      /* a new record, in the chain (written whole before the word names it) */
+      i = hcons_append(&ctxs, &k, sizeof k);
+      *(uint32_t *)dc_vec_at(&ctx_next, i) = dc_chain_head(w);
+      atomic_store_explicit(head, dc_chain_add(w, i), memory_order_release);
     }
-    dc_unlock(&ctx_lock); /* filled meanwhile */
+    dc_unlock(&ctx_lock);
+    if (i) return i;
   }
-  /* a full chain grows no more: the rest are in the index only */
+  /* a full chain (maybe filled meanwhile) grows no more: the rest are in
+   * the index only */
   return hcons_get(&ctxs, &k, sizeof k, ctx_hash(&k), ctx_eq);
 }
 

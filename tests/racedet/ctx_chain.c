@@ -4,10 +4,11 @@
  * recursion below many times (on an array of its own, each time after a
  * release, so that its stores capture their contexts and make the lazy
  * pushes), so that the encoder re-encodes: the calls to the leaves are
- * encoded, and only the recursion's own calls push the ccStack.  Then two threads each recurse to the same depth and
- * at the bottom call twelve leaves, each writing a variable of its own:
- * twelve contexts under one ccStack node, made by whichever thread comes
- * first and found by the other, some in the chain, some in the index.
+ * encoded, and only the recursion's own calls push the ccStack.  Then two
+ * threads each recurse to the same depth and at the bottom call twelve
+ * leaves, each writing a variable of its own: twelve contexts under one
+ * ccStack node, made by whichever thread comes first and found by the
+ * other, some in the chain, some in the index.
  * Each of the twelve races must be reported with its own leaf and its
  * caller on top of both stacks, and the whole recursion below them.
  *
