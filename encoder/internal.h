@@ -100,6 +100,8 @@ void *dc_perm_alloc(size_t size);
  * never malloc, which the detector intercepts.  Memory comes back zeroed. */
 void *dc_alloc(size_t size);
 void dc_free(void *p, size_t size);
+struct dc_thread;
+void dc_alloc_thread_end(struct dc_thread *t); /* its kept blocks back to everyone */
 uint64_t dc_hash(const void *p, size_t n);
 /* A hash of one word, inline, for tables keyed by an address that are probed
  * on every lock, unlock, malloc and free (dc_hash's call into XXH3 was 33
@@ -585,6 +587,7 @@ typedef struct dc_pcache {
  * delivered when it leaves (racedet/intercept_signal.c). */
 #define DC_SIG_QUEUE 64 /* one per signal number at most (intercept_signal.c) */
 #define DC_SIG_NEST 8   /* nested handlers whose frames are kept (dc_thread.sig_sp) */
+#define DC_MAG_CLASSES 4 /* dc_alloc's size classes (16-128 bytes) a thread keeps blocks of */
 typedef struct dc_deferred_sig {
   int sig;
   siginfo_t info;
@@ -627,6 +630,10 @@ typedef struct dc_thread {
   uint64_t cc_pushes, cc_depth_sum, cc_depth_samples, verify_countdown;
   struct dc_thread *next_free;
   uint32_t exit_rounds; /* thread-specific-data destructor rounds seen at its exit (thread.c) */
+  /* free blocks of dc_alloc's small size classes, kept by the thread
+   * (common.c: a magazine per class, mag_n blocks on a list through mag) */
+  void *mag[DC_MAG_CLASSES];
+  uint32_t mag_n[DC_MAG_CLASSES];
   /* cold: the deferred signals (sig_pending of them), blocked until delivered */
   sigset_t sig_blocked;
   dc_deferred_sig sig_q[DC_SIG_QUEUE];

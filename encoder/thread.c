@@ -282,6 +282,7 @@ void dc_thread_grow(dc_thread *t) {
 }
 
 void dc_thread_destroy(dc_thread *t) {
+  dc_alloc_thread_end(t); /* (its state is zeroed when it is made again) */
   __atomic_store_n(&((dc_thread_rec *)dc_vec_at(&dc_threads, t->serial))->live, 0,
                    __ATOMIC_RELEASE);
   dc_lock(&free_lock);
