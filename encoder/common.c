@@ -222,23 +222,27 @@ static inline void zero_block(void *p, size_t csize) {
   for (size_t i = 0; i < csize / 8; i++) ((uint64_t *)p)[i] = 0;
 }
 
+/* Free blocks are lists through their first word. */
+static inline void *pop(void **head) {
+  void *p = *head;
+  if (p) *head = *(void **)p;
+  return p;
+}
+static inline void push(void **head, void *p) {
+  *(void **)p = *head;
+  *head = p;
+}
+
 /* An empty magazine of class c gets up to MAG_BATCH blocks from the shared
  * list; none there: 0, and the caller takes new memory, one block (a
  * batch of new blocks per thread and class would hold about 7 KB of every
  * thread alive: its table of sites alone is two classes). */
 static int mag_fill(dc_thread *t, int c) {
-  void *got = 0;
+  void *p;
   uint32_t n = 0;
   dc_lock(&alloc_lock);
-  while (n < MAG_BATCH && free_list[c]) {
-    void *p = free_list[c];
-    free_list[c] = *(void **)p;
-    *(void **)p = got;
-    got = p;
-    n++;
-  }
+  while (n < MAG_BATCH && (p = pop(&free_list[c]))) push(&t->mag[c], p), n++;
   dc_unlock(&alloc_lock);
-  t->mag[c] = got;
   t->mag_n[c] = n;
   return n != 0;
 }
@@ -279,28 +283,19 @@ void *dc_alloc(size_t size) {
   if (size > ((size_t)16 << (DC_NCLASS - 1))) return dc_mmap((size + 4095) & ~(size_t)4095);
   int c = size_class(size);
   size_t csize = (size_t)16 << c;
+  void *p;
   dc_thread *t = mag_enter(c);
   if (t) {
-    void *p = 0;
-    if (t->mag[c] || mag_fill(t, c)) {
-      p = t->mag[c];
-      t->mag[c] = *(void **)p;
-      t->mag_n[c]--;
-    }
+    if ((p = t->mag[c] || mag_fill(t, c) ? pop(&t->mag[c]) : 0)) t->mag_n[c]--;
     mag_leave(t);
-    if (!p) return dc_perm_alloc(csize);
-    zero_block(p, csize);
-    return p;
+  } else {
+    dc_lock(&alloc_lock);
+    p = pop(&free_list[c]);
+    dc_unlock(&alloc_lock);
   }
-  dc_lock(&alloc_lock);
-  void *p = free_list[c];
-  if (p) free_list[c] = *(void **)p;
-  dc_unlock(&alloc_lock);
-  if (p) {
-    zero_block(p, csize);
-    return p;
-  }
-  return dc_perm_alloc(csize);
+  if (!p) return dc_perm_alloc(csize);
+  zero_block(p, csize);
+  return p;
 }
 
 void dc_free(void *p, size_t size) {
@@ -312,15 +307,13 @@ void dc_free(void *p, size_t size) {
   int c = size_class(size);
   dc_thread *t = mag_enter(c);
   if (t) {
-    *(void **)p = t->mag[c];
-    t->mag[c] = p;
+    push(&t->mag[c], p);
     if (++t->mag_n[c] > MAG_MAX) mag_drain(t, c, MAG_BATCH);
     mag_leave(t);
     return;
   }
   dc_lock(&alloc_lock);
-  *(void **)p = free_list[c];
-  free_list[c] = p;
+  push(&free_list[c], p);
   dc_unlock(&alloc_lock);
 }
 
