@@ -207,7 +207,7 @@ void dc_index_insert(dc_index *x, uint64_t h, uint32_t idx) {
  * to many atomic locations and frees them (bench/kernels/atomics.c, LevelDB's
  * skip list nodes) makes and frees a clock for each, and its threads took
  * the one lock twice per location, from both CPUs (rd_vc_ensure's
- * allocation 96 instructions, the free 70, callgrind). */
+ * allocation 96 instructions, the free about 65, callgrind). */
 #define DC_NCLASS 13
 #define MAG_BATCH 32u /* blocks moved between a magazine and the shared list */
 #define MAG_MAX 64u   /* a magazine that would hold more gives MAG_BATCH back */
