@@ -640,6 +640,9 @@ typedef struct dc_thread {
   uint32_t sig_depth;   /* signal handlers running on this thread (intercept_signal.c) */
   uintptr_t sig_send_sp; /* in raise, kill, ... (its frame; 0: not): the handlers it
                            * runs are synchronous (intercept_signal.c) */
+  uint32_t sig_errno_moves; /* handlers that returned with errno changed: one
+                             * that nests in another's run owns the change
+                             * (intercept_signal.c, run_handler) */
   /* the handlers running (sig_depth of them, the first DC_SIG_NEST): their
    * signal, the trampoline's frame, which a longjmp or a catch above it
    * leaves (dc_sig_resync), and the pc the signal interrupted (from its

@@ -29,7 +29,8 @@
  * errno changed, which the interrupted code may be about to read.  Not for
  * signals the thread caused or asked for itself (a fault, abort, a broken
  * pipe, raise, kill, pthread_kill: errno there is no one else's), nor
- * SIGTERM, whose handlers often re-raise it on the way out. */
+ * SIGTERM, whose handlers often re-raise it on the way out, nor when
+ * another handler that nested in it changed errno (that one owns it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -89,13 +90,22 @@ static void run_handler(dc_thread *t, const handler_rec *h, int sig, siginfo_t *
     t->sig_pc[d] = at;
   }
   const int watch = !errno_exempt(t, sig), before = errno;
+  const uint32_t moves = t->sig_errno_moves;
   t->sig_depth = d + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   call_handler(h, sig, info, uc);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   t->sig_depth = d;
   const int after = errno;
-  if (watch && after != before && dc_opt.report_signal_unsafe) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (after == before) return;
+  /* Another signal's handler that ran meanwhile and changed errno (in the
+   * handler's body or here, after it returned and before errno was read)
+   * owns the change: it is exempt, or reported itself.  errno is read
+   * before the count, so one that comes between the two is not missed. */
+  const int nested = t->sig_errno_moves != moves;
+  t->sig_errno_moves++;
+  if (watch && !nested && dc_opt.report_signal_unsafe) {
     rd_signal_desc r = {.what = RD_SIG_ERRNO, .sig = sig, .errno_before = before,
                         .errno_after = after, .thread = t->serial, .ctx = rd_ctx_handle(t),
                         .handler = (uintptr_t)h->fn, .pc = at};
