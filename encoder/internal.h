@@ -591,6 +591,7 @@ typedef struct dc_pcache {
 typedef struct dc_deferred_sig {
   int sig;
   siginfo_t info;
+  const void *oneshot; /* the handler's record if it was one-shot (SA_RESETHAND), else 0 */
 } dc_deferred_sig;
 
 typedef struct dc_thread {

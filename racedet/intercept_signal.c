@@ -39,14 +39,18 @@
 #include "intercept.h"
 
 /* What the program installed for a signal: immutable once published, so
- * the trampoline reads a consistent pair (replaced, never freed: sigaction
- * calls are few). */
+ * the trampoline reads a consistent pair.  Never freed: one record per
+ * distinct (handler, flags, mask) of each signal, found again when the
+ * program installs the same again (a System V handler installs itself
+ * again at every signal: a record each time grew without bound). */
 typedef struct handler_rec {
   void *fn; /* sa_handler or sa_sigaction */
   int flags;
   sigset_t mask;
+  struct handler_rec *next_made; /* the signal's other records (made[]) */
 } handler_rec;
 static _Atomic(handler_rec *) handlers[NSIG];
+static handler_rec *made[NSIG]; /* every record made for the signal (under table_lock) */
 static _Atomic int table_lock;
 static _Atomic int overflow_warned;
 
@@ -136,7 +140,7 @@ static const handler_rec *current(int sig) {
 /* The one-shot kind: the kernel has put back SIG_DFL; so do we. */
 static void reset_if_oneshot(int sig, const handler_rec *h) {
   if (!(h->flags & SA_RESETHAND)) return;
-  static handler_rec dfl = {(void *)SIG_DFL, 0, {{0}}};
+  static handler_rec dfl = {(void *)SIG_DFL, 0, {{0}}, 0};
   handler_rec *expect = (handler_rec *)h;
   atomic_compare_exchange_strong(&handlers[sig], &expect, &dfl);
 }
@@ -153,7 +157,9 @@ static void deliver(dc_thread *t) {
     dc_deferred_sig d = t->sig_q[0];
     for (uint32_t i = 1; i < t->sig_pending; i++) t->sig_q[i - 1] = t->sig_q[i];
     t->sig_pending--;
-    const handler_rec *h = current(d.sig);
+    /* a one-shot handler runs for the signal that found it (its
+     * disposition went back to SIG_DFL as the signal arrived) */
+    const handler_rec *h = d.oneshot ? d.oneshot : current(d.sig);
     if (!h) {
       /* the disposition changed since: let the kernel apply it */
       sigprocmask(SIG_SETMASK, &old, 0);
@@ -195,6 +201,7 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
     dc_deferred_sig *d = &t->sig_q[t->sig_pending];
     d->sig = sig;
     d->info = *info;
+    d->oneshot = h->flags & SA_RESETHAND ? h : 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->sig_pending++;
     return;
@@ -206,6 +213,22 @@ static void trampoline(int sig, siginfo_t *info, void *uc) {
   dc_hook_restart(uc);
 }
 
+/* sig's record of (fn, flags, mask): the one made before, else a new one
+ * (under table_lock). */
+static handler_rec *record_of(int sig, void *fn, int flags, const sigset_t *mask) {
+  for (handler_rec *h = made[sig]; h; h = h->next_made) {
+    int same = h->fn == fn && h->flags == flags;
+    for (int i = 1; same && i < NSIG; i++) same = sigismember(&h->mask, i) == sigismember(mask, i);
+    if (same) return h;
+  }
+  handler_rec *h = dc_perm_alloc(sizeof *h);
+  h->fn = fn;
+  h->flags = flags;
+  h->mask = *mask;
+  h->next_made = made[sig];
+  return made[sig] = h;
+}
+
 DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   REAL(int, sigaction, int, const struct sigaction *, struct sigaction *);
   if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
@@ -213,13 +236,10 @@ DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
   atomic_store_explicit(&dc_sig_deliver, deliver, memory_order_relaxed);
   struct sigaction wrapped, prev;
   const struct sigaction *use = act;
-  handler_rec *rec = 0;
+  void *fn = 0;
   if (act) {
-    rec = dc_perm_alloc(sizeof *rec);
-    rec->fn = act->sa_flags & SA_SIGINFO ? (void *)act->sa_sigaction : (void *)act->sa_handler;
-    rec->flags = act->sa_flags;
-    rec->mask = act->sa_mask;
-    if (rec->fn != (void *)SIG_DFL && rec->fn != (void *)SIG_IGN) {
+    fn = act->sa_flags & SA_SIGINFO ? (void *)act->sa_sigaction : (void *)act->sa_handler;
+    if (fn != (void *)SIG_DFL && fn != (void *)SIG_IGN) {
       wrapped = *act;
       wrapped.sa_flags |= SA_SIGINFO;
       wrapped.sa_sigaction = trampoline;
@@ -227,6 +247,7 @@ DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     }
   }
   dc_lock(&table_lock);
+  handler_rec *rec = act ? record_of(sig, fn, act->sa_flags, &act->sa_mask) : 0;
   handler_rec *was = atomic_load_explicit(&handlers[sig], memory_order_relaxed);
   if (rec) atomic_store_explicit(&handlers[sig], rec, memory_order_release);
   int r = real_sigaction(sig, use, &prev);
@@ -257,6 +278,52 @@ DC_EXPORT sighandler_t signal(int sig, sighandler_t fn) {
   if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
   if (sigaction(sig, &act, &old)) return SIG_ERR;
   return old.sa_handler;
+}
+DC_EXPORT sighandler_t bsd_signal(int sig, sighandler_t fn) { return signal(sig, fn); }
+
+/* System V's signal(): a one-shot handler (the disposition goes back to
+ * SIG_DFL as the signal arrives), the signal not blocked while it runs,
+ * interrupted system calls not restarted.  glibc's <signal.h> makes every
+ * signal() call of a program built for a strict standard (-std=c11, with
+ * no _DEFAULT_SOURCE or _GNU_SOURCE) one of __sysv_signal. */
+DC_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t fn) {
+  if (fn == SIG_ERR || sig <= 0 || sig >= NSIG) {
+    errno = EINVAL;
+    return SIG_ERR;
+  }
+  struct sigaction act, old;
+  dc_memset(&act, 0, sizeof act);
+  act.sa_handler = fn;
+  act.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&act.sa_mask);
+  if (sigaction(sig, &act, &old)) return SIG_ERR;
+  return old.sa_handler;
+}
+DC_EXPORT sighandler_t sysv_signal(int sig, sighandler_t fn) { return __sysv_signal(sig, fn); }
+
+/* X/Open's sigset(): SIG_HOLD blocks the signal and leaves its handler;
+ * anything else is installed (no flags, no mask) and the signal unblocked,
+ * which delivers one that waited.  Returns SIG_HOLD if the signal was
+ * blocked before, else the disposition before. */
+DC_EXPORT sighandler_t sigset(int sig, sighandler_t fn) {
+  if (fn == SIG_ERR || sig <= 0 || sig >= NSIG) {
+    errno = EINVAL;
+    return SIG_ERR;
+  }
+  sigset_t one, was;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  struct sigaction old;
+  if (fn == SIG_HOLD) {
+    if (sigprocmask(SIG_BLOCK, &one, &was) || sigaction(sig, 0, &old)) return SIG_ERR;
+  } else {
+    struct sigaction act;
+    dc_memset(&act, 0, sizeof act);
+    act.sa_handler = fn;
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &old) || sigprocmask(SIG_UNBLOCK, &one, &was)) return SIG_ERR;
+  }
+  return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
 }
 
 /* The calls that send a signal: a handler they run on their own thread

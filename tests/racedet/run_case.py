@@ -78,6 +78,9 @@ and check the expectations written in its header comment:
                              options forwarded: --slot-epochs=64)
   EXPECT-STDERR: text        dacce-race's standard error contains text
   EXPECT-STDERR-LACKS: text  ... and does not contain text
+  EXPECT-CFLAGS: -std=c11    build the program with these compiler flags too
+                             (a strict standard: glibc's headers then name
+                             other functions, __sysv_signal for signal)
   EXPECT-PRELOAD: file.c     build file.c (relative to the program's
                              directory) as an uninstrumented shared library
                              and preload it (LD_PRELOAD): a shim that makes
@@ -107,7 +110,8 @@ KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDO
          "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
          "WANTED", "HELD", "MISUSE", "HOLDER",
-         "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED", "OPTIONS", "STDERR", "STDERR-LACKS"}
+         "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED", "OPTIONS", "STDERR", "STDERR-LACKS",
+         "CFLAGS"}
 
 
 def expectations(src):
@@ -537,7 +541,8 @@ def main():
         env["DACCE_CC"] = a.cc
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "prog")
-        b = subprocess.run([wrapper, "-" + a.opt, "-g"] + a.cflags.split() + [a.src, "-o", exe],
+        flags = a.cflags.split() + exp.get("CFLAGS", [])
+        b = subprocess.run([wrapper, "-" + a.opt, "-g"] + flags + [a.src, "-o", exe],
                            env=env, capture_output=True, text=True)
         if b.returncode:
             print(b.stdout + b.stderr)
