@@ -171,6 +171,18 @@ WRITE_LIKE(int, sendmmsg, (int fd, struct mmsghdr *m, unsigned n, int f), fd, (f
 WRITE_LIKE(int, eventfd_write, (int fd, eventfd_t v), fd, (fd, v))
 
 READ_LIKE(ssize_t, read, (int fd, void *b, size_t n), fd, (fd, b, n))
+/* the fortified variants (-D_FORTIFY_SOURCE: a read into an object of
+ * known size); before, a pipe's or socket's ordering was lost through them */
+READ_LIKE(ssize_t, __read_chk, (int fd, void *b, size_t n, size_t room), fd, (fd, b, n, room))
+READ_LIKE(ssize_t, __pread_chk, (int fd, void *b, size_t n, off_t o, size_t room), fd,
+          (fd, b, n, o, room))
+READ_LIKE(ssize_t, __pread64_chk, (int fd, void *b, size_t n, off_t o, size_t room), fd,
+          (fd, b, n, o, room))
+READ_LIKE(ssize_t, __recv_chk, (int fd, void *b, size_t n, size_t room, int f), fd,
+          (fd, b, n, room, f))
+READ_LIKE(ssize_t, __recvfrom_chk,
+          (int fd, void *b, size_t n, size_t room, int f, struct sockaddr *a, socklen_t *l), fd,
+          (fd, b, n, room, f, a, l))
 READ_LIKE(ssize_t, pread, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o))
 READ_LIKE(ssize_t, pread64, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o))
 READ_LIKE(ssize_t, readv, (int fd, const struct iovec *v, int n), fd, (fd, v, n))

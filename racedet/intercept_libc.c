@@ -15,25 +15,53 @@ static inline int watching(void) {
   return t && !t->in_runtime && !t->rd.ignore_accesses;
 }
 
+/* What each function reads and writes, recorded before the call: shared
+ * by the plain functions and their fortified variants (below). */
+static void record_copy(const void *d, const void *s, size_t n, uintptr_t pc) {
+  rd_range((uintptr_t)s, n, 0, pc);
+  rd_range((uintptr_t)d, n, 1, pc);
+}
+static void copy_ranges(const void *d, const void *s, size_t n, uintptr_t pc) {
+  if (watching() && n) record_copy(d, s, n, pc);
+}
+static void set_range(const void *d, size_t n, uintptr_t pc) {
+  if (watching() && n) rd_range((uintptr_t)d, n, 1, pc);
+}
+static void strcpy_ranges(const char *d, const char *s, uintptr_t pc) {
+  REAL(size_t, strlen, const char *);
+  if (watching()) record_copy(d, s, real_strlen(s) + 1, pc);
+}
+static void strncpy_ranges(const char *d, const char *s, size_t n, uintptr_t pc) {
+  REAL(size_t, strnlen, const char *, size_t);
+  if (watching() && n) {
+    size_t k = real_strnlen(s, n);
+    rd_range((uintptr_t)s, k < n ? k + 1 : n, 0, pc);
+    rd_range((uintptr_t)d, n, 1, pc);
+  }
+}
+static void strcat_ranges(const char *d, const char *s, uintptr_t pc) {
+  REAL(size_t, strlen, const char *);
+  if (watching()) {
+    size_t dn = real_strlen(d), sn = real_strlen(s) + 1;
+    rd_range((uintptr_t)d, dn, 0, pc);
+    rd_range((uintptr_t)s, sn, 0, pc);
+    rd_range((uintptr_t)d + dn, sn, 1, pc);
+  }
+}
+
 DC_EXPORT void *memcpy(void *d, const void *s, size_t n) {
   REAL(void *, memcpy, void *, const void *, size_t);
-  if (watching() && n) {
-    rd_range((uintptr_t)s, n, 0, PC());
-    rd_range((uintptr_t)d, n, 1, PC());
-  }
+  copy_ranges(d, s, n, PC());
   return real_memcpy(d, s, n);
 }
 DC_EXPORT void *memmove(void *d, const void *s, size_t n) {
   REAL(void *, memmove, void *, const void *, size_t);
-  if (watching() && n) {
-    rd_range((uintptr_t)s, n, 0, PC());
-    rd_range((uintptr_t)d, n, 1, PC());
-  }
+  copy_ranges(d, s, n, PC());
   return real_memmove(d, s, n);
 }
 DC_EXPORT void *memset(void *d, int c, size_t n) {
   REAL(void *, memset, void *, int, size_t);
-  if (watching() && n) rd_range((uintptr_t)d, n, 1, PC());
+  set_range(d, n, PC());
   return real_memset(d, c, n);
 }
 DC_EXPORT int memcmp(const void *a, const void *b, size_t n) {
@@ -52,34 +80,57 @@ DC_EXPORT size_t strlen(const char *s) {
 }
 DC_EXPORT char *strcpy(char *d, const char *s) {
   REAL(char *, strcpy, char *, const char *);
-  REAL(size_t, strlen, const char *);
-  if (watching()) {
-    size_t n = real_strlen(s) + 1;
-    rd_range((uintptr_t)s, n, 0, PC());
-    rd_range((uintptr_t)d, n, 1, PC());
-  }
+  strcpy_ranges(d, s, PC());
   return real_strcpy(d, s);
 }
 DC_EXPORT char *strncpy(char *d, const char *s, size_t n) {
   REAL(char *, strncpy, char *, const char *, size_t);
-  REAL(size_t, strnlen, const char *, size_t);
-  if (watching() && n) {
-    size_t k = real_strnlen(s, n);
-    rd_range((uintptr_t)s, k < n ? k + 1 : n, 0, PC());
-    rd_range((uintptr_t)d, n, 1, PC());
-  }
+  strncpy_ranges(d, s, n, PC());
   return real_strncpy(d, s, n);
 }
 DC_EXPORT char *strcat(char *d, const char *s) {
   REAL(char *, strcat, char *, const char *);
-  REAL(size_t, strlen, const char *);
-  if (watching()) {
-    size_t dn = real_strlen(d), sn = real_strlen(s) + 1;
-    rd_range((uintptr_t)d, dn, 0, PC());
-    rd_range((uintptr_t)s, sn, 0, PC());
-    rd_range((uintptr_t)d + dn, sn, 1, PC());
-  }
+  strcat_ranges(d, s, PC());
   return real_strcat(d, s);
+}
+
+/* The fortified variants (-D_FORTIFY_SOURCE, which Debian's and Ubuntu's
+ * packages and many builds use: a copy into an object of known size
+ * becomes __memcpy_chk with that size).  Recorded as the plain function
+ * when the call is within the object (else the real one reports the
+ * overflow and aborts, and nothing was copied); before, they went
+ * unseen, and so did races through them. */
+DC_EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room) {
+  REAL(void *, __memcpy_chk, void *, const void *, size_t, size_t);
+  if (n <= room) copy_ranges(d, s, n, PC());
+  return real___memcpy_chk(d, s, n, room);
+}
+DC_EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room) {
+  REAL(void *, __memmove_chk, void *, const void *, size_t, size_t);
+  if (n <= room) copy_ranges(d, s, n, PC());
+  return real___memmove_chk(d, s, n, room);
+}
+DC_EXPORT void *__memset_chk(void *d, int c, size_t n, size_t room) {
+  REAL(void *, __memset_chk, void *, int, size_t, size_t);
+  if (n <= room) set_range(d, n, PC());
+  return real___memset_chk(d, c, n, room);
+}
+DC_EXPORT char *__strcpy_chk(char *d, const char *s, size_t room) {
+  REAL(char *, __strcpy_chk, char *, const char *, size_t);
+  REAL(size_t, strlen, const char *);
+  if (real_strlen(s) < room) strcpy_ranges(d, s, PC());
+  return real___strcpy_chk(d, s, room);
+}
+DC_EXPORT char *__strncpy_chk(char *d, const char *s, size_t n, size_t room) {
+  REAL(char *, __strncpy_chk, char *, const char *, size_t, size_t);
+  if (n <= room) strncpy_ranges(d, s, n, PC());
+  return real___strncpy_chk(d, s, n, room);
+}
+DC_EXPORT char *__strcat_chk(char *d, const char *s, size_t room) {
+  REAL(char *, __strcat_chk, char *, const char *, size_t);
+  REAL(size_t, strlen, const char *);
+  if (real_strlen(d) + real_strlen(s) < room) strcat_ranges(d, s, PC());
+  return real___strcat_chk(d, s, room);
 }
 static void read_cmp(const char *a, const char *b, size_t limit, uintptr_t pc) {
   size_t i = 0;
