@@ -175,3 +175,187 @@ DC_EXPORT char *strdup(const char *s) {
   }
   return d;
 }
+
+/* The rest of the common string functions: what each reads and writes, as
+ * ThreadSanitizer records them.  A scan reads up to and including the byte
+ * where it stopped (the match, or the terminator); clang turns
+ * `memcmp(...) == 0` into bcmp, and gcc a strcpy whose end is used into
+ * stpcpy, so even code that never names these calls them. */
+static void read_bytes(const void *p, size_t n, uintptr_t pc) {
+  if (n) rd_range((uintptr_t)p, n, 0, pc);
+}
+static size_t str_size(const char *s) { /* with the terminator */
+  REAL(size_t, strlen, const char *);
+  return real_strlen(s) + 1;
+}
+DC_EXPORT size_t strnlen(const char *s, size_t n) {
+  REAL(size_t, strnlen, const char *, size_t);
+  const size_t r = real_strnlen(s, n);
+  if (watching()) read_bytes(s, r < n ? r + 1 : n, PC());
+  return r;
+}
+DC_EXPORT char *strrchr(const char *s, int c) {
+  REAL(char *, strrchr, const char *, int);
+  if (watching()) read_bytes(s, str_size(s), PC());
+  return real_strrchr(s, c);
+}
+DC_EXPORT char *strchrnul(const char *s, int c) {
+  REAL(char *, strchrnul, const char *, int);
+  char *r = real_strchrnul(s, c);
+  if (watching()) read_bytes(s, (size_t)(r - s) + 1, PC());
+  return r;
+}
+DC_EXPORT void *memchr(const void *s, int c, size_t n) {
+  REAL(void *, memchr, const void *, int, size_t);
+  void *r = real_memchr(s, c, n);
+  if (watching()) read_bytes(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, PC());
+  return r;
+}
+DC_EXPORT void *memrchr(const void *s, int c, size_t n) {
+  REAL(void *, memrchr, const void *, int, size_t);
+  void *r = real_memrchr(s, c, n);
+  if (watching()) {
+    const char *from = r ? (const char *)r : (const char *)s;
+    read_bytes(from, n - (size_t)(from - (const char *)s), PC());
+  }
+  return r;
+}
+DC_EXPORT char *strstr(const char *h, const char *nd) {
+  REAL(char *, strstr, const char *, const char *);
+  char *r = real_strstr(h, nd);
+  if (watching()) {
+    const size_t nn = str_size(nd);
+    read_bytes(nd, nn, PC());
+    read_bytes(h, r ? (size_t)(r - h) + nn - 1 : str_size(h), PC());
+  }
+  return r;
+}
+/* strspn, strcspn: the prefix and the byte after it; the set whole */
+#define SPAN(name)                                                                \
+  DC_EXPORT size_t name(const char *s, const char *set) {                         \
+    REAL(size_t, name, const char *, const char *);                               \
+    const size_t r = real_##name(s, set);                                         \
+    if (watching()) {                                                             \
+      read_bytes(set, str_size(set), PC());                                       \
+      read_bytes(s, r + 1, PC());                                                 \
+    }                                                                             \
+    return r;                                                                     \
+  }
+SPAN(strspn)
+SPAN(strcspn)
+DC_EXPORT char *strpbrk(const char *s, const char *set) {
+  REAL(char *, strpbrk, const char *, const char *);
+  char *r = real_strpbrk(s, set);
+  if (watching()) {
+    read_bytes(set, str_size(set), PC());
+    read_bytes(s, r ? (size_t)(r - s) + 1 : str_size(s), PC());
+  }
+  return r;
+}
+/* strcasecmp, strncasecmp: as read_cmp, with ASCII letters folded (a
+ * locale that folds more bytes reads further: those bytes go unrecorded,
+ * never bytes that were not read) */
+static void read_casecmp(const char *a, const char *b, size_t limit, uintptr_t pc) {
+  size_t i = 0;
+  for (; i < limit && a[i]; i++) {
+    const unsigned x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if ((x | (x - 'A' < 26u ? 32u : 0u)) != (y | (y - 'A' < 26u ? 32u : 0u))) break;
+  }
+  const size_t n = i < limit ? i + 1 : limit;
+  read_bytes(a, n, pc);
+  read_bytes(b, n, pc);
+}
+DC_EXPORT int strcasecmp(const char *a, const char *b) {
+  REAL(int, strcasecmp, const char *, const char *);
+  if (watching()) read_casecmp(a, b, (size_t)-1, PC());
+  return real_strcasecmp(a, b);
+}
+DC_EXPORT int strncasecmp(const char *a, const char *b, size_t n) {
+  REAL(int, strncasecmp, const char *, const char *, size_t);
+  if (watching()) read_casecmp(a, b, n, PC());
+  return real_strncasecmp(a, b, n);
+}
+DC_EXPORT int bcmp(const void *a, const void *b, size_t n) {
+  REAL(int, bcmp, const void *, const void *, size_t);
+  if (watching()) {
+    read_bytes(a, n, PC());
+    read_bytes(b, n, PC());
+  }
+  return real_bcmp(a, b, n);
+}
+DC_EXPORT char *strndup(const char *s, size_t n) {
+  REAL(size_t, strnlen, const char *, size_t);
+  const size_t k = real_strnlen(s, n);
+  if (watching()) read_bytes(s, k < n ? k + 1 : n, PC());
+  char *d = malloc(k + 1);
+  if (d) {
+    REAL(void *, memcpy, void *, const void *, size_t);
+    real_memcpy(d, s, k);
+    d[k] = 0;
+  }
+  return d;
+}
+/* strncat: d's string, at most n bytes of s (and its terminator if
+ * reached), written after d's with a terminator */
+static void strncat_ranges(const char *d, const char *s, size_t n, uintptr_t pc) {
+  REAL(size_t, strlen, const char *);
+  REAL(size_t, strnlen, const char *, size_t);
+  if (!watching()) return;
+  const size_t dn = real_strlen(d), k = real_strnlen(s, n);
+  read_bytes(d, dn, pc);
+  read_bytes(s, k < n ? k + 1 : n, pc);
+  rd_range((uintptr_t)d + dn, k + 1, 1, pc);
+}
+DC_EXPORT char *strncat(char *d, const char *s, size_t n) {
+  REAL(char *, strncat, char *, const char *, size_t);
+  strncat_ranges(d, s, n, PC());
+  return real_strncat(d, s, n);
+}
+DC_EXPORT char *stpcpy(char *d, const char *s) {
+  REAL(char *, stpcpy, char *, const char *);
+  strcpy_ranges(d, s, PC());
+  return real_stpcpy(d, s);
+}
+DC_EXPORT char *stpncpy(char *d, const char *s, size_t n) {
+  REAL(char *, stpncpy, char *, const char *, size_t);
+  strncpy_ranges(d, s, n, PC());
+  return real_stpncpy(d, s, n);
+}
+DC_EXPORT void *mempcpy(void *d, const void *s, size_t n) {
+  REAL(void *, mempcpy, void *, const void *, size_t);
+  copy_ranges(d, s, n, PC());
+  return real_mempcpy(d, s, n);
+}
+DC_EXPORT void bzero(void *d, size_t n) {
+  REAL(void, bzero, void *, size_t);
+  set_range(d, n, PC());
+  real_bzero(d, n);
+}
+DC_EXPORT void explicit_bzero(void *d, size_t n) {
+  REAL(void, explicit_bzero, void *, size_t);
+  set_range(d, n, PC());
+  real_explicit_bzero(d, n);
+}
+/* their fortified variants, as above */
+DC_EXPORT char *__stpcpy_chk(char *d, const char *s, size_t room) {
+  REAL(char *, __stpcpy_chk, char *, const char *, size_t);
+  if (str_size(s) <= room) strcpy_ranges(d, s, PC());
+  return real___stpcpy_chk(d, s, room);
+}
+DC_EXPORT char *__stpncpy_chk(char *d, const char *s, size_t n, size_t room) {
+  REAL(char *, __stpncpy_chk, char *, const char *, size_t, size_t);
+  if (n <= room) strncpy_ranges(d, s, n, PC());
+  return real___stpncpy_chk(d, s, n, room);
+}
+DC_EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room) {
+  REAL(void *, __mempcpy_chk, void *, const void *, size_t, size_t);
+  if (n <= room) copy_ranges(d, s, n, PC());
+  return real___mempcpy_chk(d, s, n, room);
+}
+DC_EXPORT char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
+  REAL(char *, __strncat_chk, char *, const char *, size_t, size_t);
+  REAL(size_t, strlen, const char *);
+  REAL(size_t, strnlen, const char *, size_t);
+  if (real_strlen(d) + real_strnlen(s, n) < room) strncat_ranges(d, s, n, PC());
+  return real___strncat_chk(d, s, n, room);
+}
