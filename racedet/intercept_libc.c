@@ -352,6 +352,11 @@ DC_EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room) {
   if (n <= room) copy_ranges(d, s, n, PC());
   return real___mempcpy_chk(d, s, n, room);
 }
+DC_EXPORT void __explicit_bzero_chk(void *d, size_t n, size_t room) {
+  REAL(void, __explicit_bzero_chk, void *, size_t, size_t);
+  if (n <= room) set_range(d, n, PC());
+  real___explicit_bzero_chk(d, n, room);
+}
 DC_EXPORT char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
   REAL(char *, __strncat_chk, char *, const char *, size_t, size_t);
   REAL(size_t, strlen, const char *);

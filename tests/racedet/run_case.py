@@ -15,8 +15,9 @@ and check the expectations written in its header comment:
   EXPECT-NAMES: a b          the two racing threads are named a and b
                              (pthread_setname_np; either order)
   EXPECT-EVERY: N name [by]  each of the functions name_0 .. name_<N-1> is the
-                             innermost frame with a source line (not an
-                             intercepted function's) of a stack of some report of the
+                             innermost frame with a source line of the
+                             program's (not an intercepted function's, nor
+                             a system header's) of a stack of some report of the
                              expected kind (every one of N races was found);
                              with by, every stack whose innermost frame is
                              name_<k> has by_<k> below it
@@ -437,9 +438,11 @@ def every_missing(reports, n, name, by=None):
                 seen.add(base_name(fr[0].get("function")))
             continue
         for side in ("current", "previous"):
-            # (the innermost frame with a source line: an intercepted
-            # function's own frame, memcpy's, has none)
-            fr = [f for f in rep[side]["frames"] if f.get("file")]
+            # (the innermost frame with a source line of the program's: an
+            # intercepted function's own frame, memcpy's, has none, and the
+            # inline wrappers of -D_FORTIFY_SOURCE are the system headers')
+            fr = [f for f in rep[side]["frames"]
+                  if f.get("file") and not f["file"].startswith("/usr/")]
             if fr:
                 top = base_name(fr[0].get("function"))
                 seen.add(top)
