@@ -17,6 +17,10 @@ static inline int watching(void) {
 
 /* What each function reads and writes, recorded before the call: shared
  * by the plain functions and their fortified variants (below). */
+static size_t str_size(const char *s) { /* with the terminator */
+  REAL(size_t, strlen, const char *);
+  return real_strlen(s) + 1;
+}
 static void record_copy(const void *d, const void *s, size_t n, uintptr_t pc) {
   rd_range((uintptr_t)s, n, 0, pc);
   rd_range((uintptr_t)d, n, 1, pc);
@@ -28,8 +32,7 @@ static void set_range(const void *d, size_t n, uintptr_t pc) {
   if (watching() && n) rd_range((uintptr_t)d, n, 1, pc);
 }
 static void strcpy_ranges(const char *d, const char *s, uintptr_t pc) {
-  REAL(size_t, strlen, const char *);
-  if (watching()) record_copy(d, s, real_strlen(s) + 1, pc);
+  if (watching()) record_copy(d, s, str_size(s), pc);
 }
 static void strncpy_ranges(const char *d, const char *s, size_t n, uintptr_t pc) {
   REAL(size_t, strnlen, const char *, size_t);
@@ -117,8 +120,7 @@ DC_EXPORT void *__memset_chk(void *d, int c, size_t n, size_t room) {
 }
 DC_EXPORT char *__strcpy_chk(char *d, const char *s, size_t room) {
   REAL(char *, __strcpy_chk, char *, const char *, size_t);
-  REAL(size_t, strlen, const char *);
-  if (real_strlen(s) < room) strcpy_ranges(d, s, PC());
+  if (str_size(s) <= room) strcpy_ranges(d, s, PC());
   return real___strcpy_chk(d, s, room);
 }
 DC_EXPORT char *__strncpy_chk(char *d, const char *s, size_t n, size_t room) {
@@ -183,10 +185,6 @@ DC_EXPORT char *strdup(const char *s) {
  * stpcpy, so even code that never names these calls them. */
 static void read_bytes(const void *p, size_t n, uintptr_t pc) {
   if (n) rd_range((uintptr_t)p, n, 0, pc);
-}
-static size_t str_size(const char *s) { /* with the terminator */
-  REAL(size_t, strlen, const char *);
-  return real_strlen(s) + 1;
 }
 DC_EXPORT size_t strnlen(const char *s, size_t n) {
   REAL(size_t, strnlen, const char *, size_t);
