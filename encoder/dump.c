@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -105,8 +104,7 @@ static void print_pc(FILE *out, uintptr_t pc) {
   uintptr_t off = 0;
   const char *fn = dc_symtab_name(pc, &off);
   if (pc && dladdr((void *)pc, &info)) {
-    const char *mod = info.dli_fname ? strrchr(info.dli_fname, '/') : 0;
-    mod = mod ? mod + 1 : (info.dli_fname ? info.dli_fname : "?");
+    const char *mod = info.dli_fname ? dc_basename(info.dli_fname) : "?";
     if (!fn && info.dli_sname) {
       fn = info.dli_sname;
       off = pc - (uintptr_t)info.dli_saddr;

@@ -136,6 +136,13 @@ static inline size_t dc_strlen(const char *s) {
   while (s[n]) n++;
   return n;
 }
+/* what follows path's last '/', or path */
+static inline const char *dc_basename(const char *path) {
+  const char *b = path;
+  for (const char *p = path; *p; p++)
+    if (*p == '/') b = p + 1;
+  return b;
+}
 uint64_t dc_now_ns(void);
 /* The runtime's own I/O: raw system calls, never the program's (intercepted)
  * write and read, which would order the runtime's logging between threads as

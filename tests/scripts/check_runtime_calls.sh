@@ -8,7 +8,7 @@ set -e
 dir=$1
 bad=0
 for o in $(find "$dir" -name '*.o' ! -name 'intercept_*'); do
-  hits=$(objdump -dr "$o" | grep -E 'R_X86_64_(PLT32|PC32|GOTPCREL[A-Z]*)\s+(memcpy|memmove|memset|memcmp|strlen|strcpy|strncpy|strcat|strcmp|strncmp|strchr|strdup|malloc|calloc|realloc|free|write|pwrite|pwrite64|writev|pwritev|send|sendto|sendmsg|sendmmsg|eventfd_write|read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|eventfd_read|mmap|mmap64|munmap|mremap|mprotect|pkey_mprotect|close|open|open64|openat|openat64|creat|socket|accept|accept4|eventfd|epoll_create1|pipe|pipe2|socketpair|dup|dup2|dup3)-' || true)
+  hits=$(objdump -dr "$o" | grep -E 'R_X86_64_(PLT32|PC32|GOTPCREL[A-Z]*)\s+(memcpy|memmove|memset|memcmp|strlen|strcpy|strncpy|strcat|strcmp|strncmp|strchr|strdup|strnlen|strrchr|strchrnul|memchr|memrchr|strstr|strspn|strcspn|strpbrk|strcasecmp|strncasecmp|bcmp|strndup|strncat|stpcpy|stpncpy|mempcpy|bzero|explicit_bzero|__[a-z0-9_]+_chk|signal|bsd_signal|sysv_signal|__sysv_signal|sigset|malloc|calloc|realloc|free|write|pwrite|pwrite64|writev|pwritev|send|sendto|sendmsg|sendmmsg|eventfd_write|read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|eventfd_read|mmap|mmap64|munmap|mremap|mprotect|pkey_mprotect|close|open|open64|openat|openat64|creat|socket|accept|accept4|eventfd|epoll_create1|pipe|pipe2|socketpair|dup|dup2|dup3)-' || true)
   if [ -n "$hits" ]; then
     echo "FAIL: $o calls intercepted functions:"
     echo "$hits"
