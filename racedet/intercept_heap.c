@@ -487,11 +487,23 @@ CXX_HEAP(void, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, con
  * (128 KiB: a set threshold turns off its raising at each free of a larger
  * block).  A program whose environment sets glibc's malloc (GLIBC_TUNABLES,
  * MALLOC_*_) keeps its settings. */
+/* Does a GLIBC_TUNABLES value set one of glibc.malloc's?  (By hand: the
+ * runtime does not call the string functions it intercepts.) */
+static int names_malloc(const char *tun) {
+  static const char key[] = "glibc.malloc.";
+  for (; *tun; tun++) {
+    size_t i = 0;
+    while (key[i] && tun[i] == key[i]) i++;
+    if (!key[i]) return 1;
+  }
+  return 0;
+}
 __attribute__((constructor)) static void heap_trim(void) {
   dc_init(); /* (the options) */
   if (!dc_opt.heap_trim_kb) return;
   const char *tun = getenv("GLIBC_TUNABLES");
-  if ((tun && strstr(tun, "glibc.malloc.")) || getenv("MALLOC_TRIM_THRESHOLD_") ||
+  if (tun && names_malloc(tun)) return;
+  if (getenv("MALLOC_TRIM_THRESHOLD_") ||
       getenv("MALLOC_TOP_PAD_") || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_MMAP_MAX_"))
     return;
   mallopt(M_TRIM_THRESHOLD, dc_opt.heap_trim_kb << 10);
