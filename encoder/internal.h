@@ -117,7 +117,7 @@ static inline uint64_t dc_hash_word(uint64_t x) {
 void dc_lock_wait(_Atomic int *l); /* dc_lock's wait (after dc_thread, below) */
 void dc_lock_wake(_Atomic int *l); /* dc_unlock's wake of a sleeper */
 /* The runtime never calls the memory and string functions the detector
- * intercepts (tests/check_runtime_calls.sh enforces it): these are its own. */
+ * intercepts (tests/scripts/check_runtime_calls.sh enforces it): these are its own. */
 static inline void dc_memcpy(void *d, const void *s, size_t n) {
   char *dp = d;
   const char *sp = s;

@@ -1,7 +1,7 @@
 /* intercept_libc.c: memory and string functions read and write ranges.
  * Compilers emit calls to memcpy/memmove/memset for block copies, so these
  * matter even in code that never names them.  The runtime itself never calls
- * them (tests/check_runtime_symbols.sh checks the object's undefined
+ * them (tests/scripts/check_runtime_calls.sh checks the object's undefined
  * symbols), and skips its own accesses anyway (in_runtime). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
