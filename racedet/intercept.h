@@ -9,6 +9,13 @@
  * the call, not of the statement after it */
 #define PC() ((uintptr_t)__builtin_return_address(0) - 1)
 
+/* Are the calling thread's accesses recorded here: a thread of the
+ * program's, not inside the runtime, not ignoring accesses? */
+static inline int watching(void) {
+  dc_thread *t = dc_self();
+  return t && !t->in_runtime && !t->rd.ignore_accesses;
+}
+
 /* real_NAME: the function this interceptor hides, found on first use */
 #define REAL(ret, name, ...)                                                      \
   static ret (*real_##name)(__VA_ARGS__);                                         \

@@ -132,16 +132,38 @@ int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc) {
   return (int)(f - fds);
 }
 
-#define WRITE_LIKE(ret, name, params, fd, args)                                   \
+/* The buffers the calls read (a write's) and fill (a read's), as ranges of
+ * the caller's, as ThreadSanitizer records them: a read into a buffer that
+ * another thread reads meanwhile is a race the program's own code never
+ * shows (the kernel writes it).  What was filled is known after the call:
+ * the bytes it returned. */
+static void buf_range(const void *b, size_t n, int is_write, uintptr_t pc) {
+  if (n && watching()) rd_range((uintptr_t)b, n, is_write, pc);
+}
+/* an iovec array's buffers, n bytes in all at most (a written count) */
+static void iov_range(const struct iovec *v, int cnt, size_t n, int is_write, uintptr_t pc) {
+  if (!watching()) return;
+  for (int i = 0; i < cnt && n; i++) {
+    const size_t k = v[i].iov_len < n ? v[i].iov_len : n;
+    if (k) rd_range((uintptr_t)v[i].iov_base, k, is_write, pc);
+    n -= k;
+  }
+}
+#define ALL ((size_t)-1)
+
+/* buf: what the call reads of the caller's memory, recorded before it */
+#define WRITE_LIKE(ret, name, params, fd, args, buf)                              \
   DC_EXPORT ret name params {                                                     \
     REAL(ret, name, FD_UNPAREN params);                                           \
     const uintptr_t k = fd_use(fd, 0, PC());                                      \
+    buf;                                                                          \
     if (k && syncing()) rd_release(k);                                            \
     return real_##name args;                                                      \
   }
 /* (the use is recorded after the call: one that found nothing to read,
- * fd_use_idle, needs no fstat; errno is the call's) */
-#define READ_LIKE(ret, name, params, fd, args)                                    \
+ * fd_use_idle, needs no fstat; errno is the call's.)  filled: what the
+ * call wrote into the caller's memory, recorded when it returned r >= 0. */
+#define READ_LIKE(ret, name, params, fd, args, filled)                            \
   DC_EXPORT ret name params {                                                     \
     REAL(ret, name, FD_UNPAREN params);                                           \
     ret r = real_##name args;                                                     \
@@ -151,55 +173,71 @@ int rd_fd_of(uintptr_t addr, uint32_t *tid, uint32_t *ctx, uintptr_t *pc) {
       return r;                                                                   \
     }                                                                             \
     const uintptr_t k = fd_use(fd, 0, PC());                                      \
+    if ((ssize_t)r >= 0) filled;                                                  \
     if (k && (ssize_t)r >= 0 && syncing()) rd_acquire(k);                         \
     errno = e;                                                                    \
     return r;                                                                     \
   }
 #define FD_UNPAREN(...) __VA_ARGS__
+#define READS(b, n) buf_range(b, n, 0, PC())
+#define FILLS(b, n) buf_range(b, (size_t)(n), 1, PC())
 
-WRITE_LIKE(ssize_t, write, (int fd, const void *b, size_t n), fd, (fd, b, n))
-WRITE_LIKE(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), fd, (fd, b, n, o))
-WRITE_LIKE(ssize_t, pwrite64, (int fd, const void *b, size_t n, off_t o), fd, (fd, b, n, o))
-WRITE_LIKE(ssize_t, writev, (int fd, const struct iovec *v, int n), fd, (fd, v, n))
-WRITE_LIKE(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), fd, (fd, v, n, o))
-WRITE_LIKE(ssize_t, send, (int fd, const void *b, size_t n, int f), fd, (fd, b, n, f))
+WRITE_LIKE(ssize_t, write, (int fd, const void *b, size_t n), fd, (fd, b, n), READS(b, n))
+WRITE_LIKE(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), fd, (fd, b, n, o),
+           READS(b, n))
+WRITE_LIKE(ssize_t, pwrite64, (int fd, const void *b, size_t n, off_t o), fd, (fd, b, n, o),
+           READS(b, n))
+WRITE_LIKE(ssize_t, writev, (int fd, const struct iovec *v, int n), fd, (fd, v, n),
+           iov_range(v, n, ALL, 0, PC()))
+WRITE_LIKE(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), fd, (fd, v, n, o),
+           iov_range(v, n, ALL, 0, PC()))
+WRITE_LIKE(ssize_t, send, (int fd, const void *b, size_t n, int f), fd, (fd, b, n, f),
+           READS(b, n))
 WRITE_LIKE(ssize_t, sendto,
            (int fd, const void *b, size_t n, int f, const struct sockaddr *a, socklen_t l), fd,
-           (fd, b, n, f, a, l))
-WRITE_LIKE(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), fd, (fd, m, f))
-WRITE_LIKE(int, sendmmsg, (int fd, struct mmsghdr *m, unsigned n, int f), fd, (fd, m, n, f))
-WRITE_LIKE(int, eventfd_write, (int fd, eventfd_t v), fd, (fd, v))
+           (fd, b, n, f, a, l), READS(b, n))
+WRITE_LIKE(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), fd, (fd, m, f),
+           iov_range(m->msg_iov, (int)m->msg_iovlen, ALL, 0, PC()))
+WRITE_LIKE(int, sendmmsg, (int fd, struct mmsghdr *m, unsigned n, int f), fd, (fd, m, n, f),
+           (void)0)
+WRITE_LIKE(int, eventfd_write, (int fd, eventfd_t v), fd, (fd, v), (void)0)
 
-READ_LIKE(ssize_t, read, (int fd, void *b, size_t n), fd, (fd, b, n))
+READ_LIKE(ssize_t, read, (int fd, void *b, size_t n), fd, (fd, b, n), FILLS(b, r))
 /* the fortified variants (-D_FORTIFY_SOURCE: a read into an object of
  * known size); before, a pipe's or socket's ordering was lost through them */
-READ_LIKE(ssize_t, __read_chk, (int fd, void *b, size_t n, size_t room), fd, (fd, b, n, room))
+READ_LIKE(ssize_t, __read_chk, (int fd, void *b, size_t n, size_t room), fd, (fd, b, n, room),
+          FILLS(b, r))
 READ_LIKE(ssize_t, __pread_chk, (int fd, void *b, size_t n, off_t o, size_t room), fd,
-          (fd, b, n, o, room))
+          (fd, b, n, o, room), FILLS(b, r))
 READ_LIKE(ssize_t, __pread64_chk, (int fd, void *b, size_t n, off_t o, size_t room), fd,
-          (fd, b, n, o, room))
+          (fd, b, n, o, room), FILLS(b, r))
 READ_LIKE(ssize_t, __recv_chk, (int fd, void *b, size_t n, size_t room, int f), fd,
-          (fd, b, n, room, f))
+          (fd, b, n, room, f), FILLS(b, r))
 READ_LIKE(ssize_t, __recvfrom_chk,
           (int fd, void *b, size_t n, size_t room, int f, struct sockaddr *a, socklen_t *l), fd,
-          (fd, b, n, room, f, a, l))
-READ_LIKE(ssize_t, pread, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o))
-READ_LIKE(ssize_t, pread64, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o))
-READ_LIKE(ssize_t, readv, (int fd, const struct iovec *v, int n), fd, (fd, v, n))
-READ_LIKE(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), fd, (fd, v, n, o))
-READ_LIKE(ssize_t, recv, (int fd, void *b, size_t n, int f), fd, (fd, b, n, f))
+          (fd, b, n, room, f, a, l), FILLS(b, r))
+READ_LIKE(ssize_t, pread, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o), FILLS(b, r))
+READ_LIKE(ssize_t, pread64, (int fd, void *b, size_t n, off_t o), fd, (fd, b, n, o),
+          FILLS(b, r))
+READ_LIKE(ssize_t, readv, (int fd, const struct iovec *v, int n), fd, (fd, v, n),
+          iov_range(v, n, (size_t)r, 1, PC()))
+READ_LIKE(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), fd, (fd, v, n, o),
+          iov_range(v, n, (size_t)r, 1, PC()))
+READ_LIKE(ssize_t, recv, (int fd, void *b, size_t n, int f), fd, (fd, b, n, f), FILLS(b, r))
 READ_LIKE(ssize_t, recvfrom,
           (int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *l), fd,
-          (fd, b, n, f, a, l))
-READ_LIKE(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), fd, (fd, m, f))
-READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v))
+          (fd, b, n, f, a, l), FILLS(b, r))
+READ_LIKE(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), fd, (fd, m, f),
+          iov_range(m->msg_iov, (int)m->msg_iovlen, (size_t)r, 1, PC()))
+READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v), FILLS(v, sizeof *v))
 
 /* epoll: what a thread registers (epoll_ctl, often with a pointer to its
  * object in the event's data) comes before a wait that returns events, as
  * in ThreadSanitizer: an event loop's worker that gets a connection object
  * through epoll_wait reads what its registrar wrote (a false race before).
  * A wait that returns no event orders nothing. */
-WRITE_LIKE(int, epoll_ctl, (int ep, int op, int fd, struct epoll_event *e), ep, (ep, op, fd, e))
+WRITE_LIKE(int, epoll_ctl, (int ep, int op, int fd, struct epoll_event *e), ep, (ep, op, fd, e),
+           (void)0)
 #define EPOLL_WAIT(name, params, args)                                            \
   DC_EXPORT int name params {                                                     \
     REAL(int, name, FD_UNPAREN params);                                           \

@@ -10,11 +10,6 @@
 
 #include "intercept.h"
 
-static inline int watching(void) {
-  dc_thread *t = dc_self();
-  return t && !t->in_runtime && !t->rd.ignore_accesses;
-}
-
 /* What each function reads and writes, recorded before the call: shared
  * by the plain functions and their fortified variants (below). */
 static size_t str_size(const char *s) { /* with the terminator */
