@@ -197,7 +197,7 @@ WRITE_LIKE(ssize_t, sendto,
            (int fd, const void *b, size_t n, int f, const struct sockaddr *a, socklen_t l), fd,
            (fd, b, n, f, a, l), READS(b, n))
 WRITE_LIKE(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), fd, (fd, m, f),
-           iov_range(m->msg_iov, (int)m->msg_iovlen, ALL, 0, PC()))
+           if (m) iov_range(m->msg_iov, (int)m->msg_iovlen, ALL, 0, PC()))
 WRITE_LIKE(int, sendmmsg, (int fd, struct mmsghdr *m, unsigned n, int f), fd, (fd, m, n, f),
            (void)0)
 WRITE_LIKE(int, eventfd_write, (int fd, eventfd_t v), fd, (fd, v), (void)0)

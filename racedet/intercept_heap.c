@@ -475,6 +475,18 @@ CXX_HEAP(void, _ZdlPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, con
 CXX_HEAP(void, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, const nothrow_t *nt),
          (q, a, nt), cxx_delete(q))
 
+/* Does a GLIBC_TUNABLES value set one of glibc.malloc's?  (By hand: the
+ * runtime does not call the string functions it intercepts.) */
+static int names_malloc(const char *tun) {
+  static const char key[] = "glibc.malloc.";
+  for (; *tun; tun++) {
+    size_t i = 0;
+    while (key[i] && tun[i] == key[i]) i++;
+    if (!key[i]) return 1;
+  }
+  return 0;
+}
+
 /* glibc gives the free top of a heap back to the kernel (madvise) once it
  * passes M_TRIM_THRESHOLD (128 KiB at first), and the next allocations
  * fault its pages in again.  With the detector's own page faults, and a
@@ -487,17 +499,6 @@ CXX_HEAP(void, _ZdaPvSt11align_val_tRKSt9nothrow_t, (void *q, align_val_t a, con
  * (128 KiB: a set threshold turns off its raising at each free of a larger
  * block).  A program whose environment sets glibc's malloc (GLIBC_TUNABLES,
  * MALLOC_*_) keeps its settings. */
-/* Does a GLIBC_TUNABLES value set one of glibc.malloc's?  (By hand: the
- * runtime does not call the string functions it intercepts.) */
-static int names_malloc(const char *tun) {
-  static const char key[] = "glibc.malloc.";
-  for (; *tun; tun++) {
-    size_t i = 0;
-    while (key[i] && tun[i] == key[i]) i++;
-    if (!key[i]) return 1;
-  }
-  return 0;
-}
 __attribute__((constructor)) static void heap_trim(void) {
   dc_init(); /* (the options) */
   if (!dc_opt.heap_trim_kb) return;
