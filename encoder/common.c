@@ -267,16 +267,8 @@ static void mag_drain(dc_thread *t, int c, uint32_t n) {
  * or 0. */
 static inline dc_thread *mag_enter(int c) {
   dc_thread *t = c < DC_MAG_CLASSES ? dc_guard_owner() : 0;
-  if (t) {
-    t->locks_held++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  }
+  if (t) dc_hold(t);
   return t;
-}
-static inline void mag_leave(dc_thread *t) {
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  t->locks_held--;
-  dc_sig_check(t);
 }
 
 void *dc_alloc(size_t size) {
@@ -287,7 +279,7 @@ void *dc_alloc(size_t size) {
   dc_thread *t = mag_enter(c);
   if (t) {
     if ((p = t->mag[c] || mag_fill(t, c) ? pop(&t->mag[c]) : 0)) t->mag_n[c]--;
-    mag_leave(t);
+    dc_unhold(t);
   } else {
     dc_lock(&alloc_lock);
     p = pop(&free_list[c]);
@@ -309,7 +301,7 @@ void dc_free(void *p, size_t size) {
   if (t) {
     push(&t->mag[c], p);
     if (++t->mag_n[c] > MAG_MAX) mag_drain(t, c, MAG_BATCH);
-    mag_leave(t);
+    dc_unhold(t);
     return;
   }
   dc_lock(&alloc_lock);

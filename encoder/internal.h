@@ -837,10 +837,23 @@ static inline dc_thread *dc_guard_owner(void) {
  * that a handler which reports a race, touches a sync object or allocates
  * never waits for a lock its own thread holds (seen: every thread of a
  * program with a profiling timer stuck on the report lock). */
-static inline void dc_lock(_Atomic int *l) {
-  dc_thread *t = dc_guard_owner();
+/* Count one more lock held by t (0: a thread without a state), which
+ * defers its asynchronous signals, and one less, which delivers them when
+ * none is left: dc_lock's part, also for work that holds no lock
+ * (encoder/common.c: the allocator's magazines). */
+static inline void dc_hold(dc_thread *t) {
   if (t) t->locks_held++;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void dc_unhold(dc_thread *t) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (t) {
+    t->locks_held--;
+    dc_sig_check(t);
+  }
+}
+static inline void dc_lock(_Atomic int *l) {
+  dc_hold(dc_guard_owner());
   int free = 0;
   if (__builtin_expect(!atomic_compare_exchange_strong_explicit(l, &free, 1, memory_order_acquire,
                                                                 memory_order_relaxed),
@@ -850,8 +863,7 @@ static inline void dc_lock(_Atomic int *l) {
 /* dc_lock if the lock is free; 1 when taken */
 static inline int dc_trylock(_Atomic int *l) {
   dc_thread *t = dc_guard_owner();
-  if (t) t->locks_held++;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  dc_hold(t);
   int free = 0; /* (an exchange would turn a 2 into a 1: a sleeper not woken) */
   if (atomic_compare_exchange_strong_explicit(l, &free, 1, memory_order_acquire,
                                               memory_order_relaxed))
@@ -862,12 +874,7 @@ static inline int dc_trylock(_Atomic int *l) {
 static inline void dc_unlock(_Atomic int *l) {
   if (__builtin_expect(atomic_exchange_explicit(l, 0, memory_order_release) == 2, 0))
     dc_lock_wake(l);
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  dc_thread *t = dc_guard_owner();
-  if (t) {
-    t->locks_held--;
-    dc_sig_check(t);
-  }
+  dc_unhold(dc_guard_owner());
 }
 /* A longjmp or a catch from the frame at stack pointer here lands at sp:
  * the handlers whose trampoline frame that leaves have ended, and so has
