@@ -267,16 +267,30 @@ DC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
   return 0;
 }
 
+/* Install fn for sig with these flags and an empty mask (with sig itself
+ * in it when block_self), through sigaction; old: the disposition before.
+ * The signal() family's common part. */
+static int install(int sig, sighandler_t fn, int flags, int block_self, struct sigaction *old) {
+  struct sigaction act;
+  dc_memset(&act, 0, sizeof act);
+  act.sa_handler = fn;
+  act.sa_flags = flags;
+  sigemptyset(&act.sa_mask);
+  if (block_self && sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
+  return sigaction(sig, &act, old);
+}
+/* Are sig and fn no arguments for __sysv_signal or sigset (then EINVAL)? */
+static int bad_args(int sig, sighandler_t fn) {
+  if (fn != SIG_ERR && sig > 0 && sig < NSIG) return 0;
+  errno = EINVAL;
+  return 1;
+}
+
 /* glibc's signal(): BSD semantics (the handler stays, interrupted system
  * calls restart, the signal is blocked while its handler runs). */
 DC_EXPORT sighandler_t signal(int sig, sighandler_t fn) {
-  struct sigaction act, old;
-  dc_memset(&act, 0, sizeof act);
-  act.sa_handler = fn;
-  act.sa_flags = SA_RESTART;
-  sigemptyset(&act.sa_mask);
-  if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
-  if (sigaction(sig, &act, &old)) return SIG_ERR;
+  struct sigaction old;
+  if (install(sig, fn, SA_RESTART, 1, &old)) return SIG_ERR;
   return old.sa_handler;
 }
 DC_EXPORT sighandler_t bsd_signal(int sig, sighandler_t fn) { return signal(sig, fn); }
@@ -287,16 +301,8 @@ DC_EXPORT sighandler_t bsd_signal(int sig, sighandler_t fn) { return signal(sig,
  * signal() call of a program built for a strict standard (-std=c11, with
  * no _DEFAULT_SOURCE or _GNU_SOURCE) one of __sysv_signal. */
 DC_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t fn) {
-  if (fn == SIG_ERR || sig <= 0 || sig >= NSIG) {
-    errno = EINVAL;
-    return SIG_ERR;
-  }
-  struct sigaction act, old;
-  dc_memset(&act, 0, sizeof act);
-  act.sa_handler = fn;
-  act.sa_flags = SA_RESETHAND | SA_NODEFER;
-  sigemptyset(&act.sa_mask);
-  if (sigaction(sig, &act, &old)) return SIG_ERR;
+  struct sigaction old;
+  if (bad_args(sig, fn) || install(sig, fn, SA_RESETHAND | SA_NODEFER, 0, &old)) return SIG_ERR;
   return old.sa_handler;
 }
 DC_EXPORT sighandler_t sysv_signal(int sig, sighandler_t fn) { return __sysv_signal(sig, fn); }
@@ -306,10 +312,7 @@ DC_EXPORT sighandler_t sysv_signal(int sig, sighandler_t fn) { return __sysv_sig
  * which delivers one that waited.  Returns SIG_HOLD if the signal was
  * blocked before, else the disposition before. */
 DC_EXPORT sighandler_t sigset(int sig, sighandler_t fn) {
-  if (fn == SIG_ERR || sig <= 0 || sig >= NSIG) {
-    errno = EINVAL;
-    return SIG_ERR;
-  }
+  if (bad_args(sig, fn)) return SIG_ERR;
   sigset_t one, was;
   sigemptyset(&one);
   sigaddset(&one, sig);
@@ -317,11 +320,7 @@ DC_EXPORT sighandler_t sigset(int sig, sighandler_t fn) {
   if (fn == SIG_HOLD) {
     if (sigprocmask(SIG_BLOCK, &one, &was) || sigaction(sig, 0, &old)) return SIG_ERR;
   } else {
-    struct sigaction act;
-    dc_memset(&act, 0, sizeof act);
-    act.sa_handler = fn;
-    sigemptyset(&act.sa_mask);
-    if (sigaction(sig, &act, &old) || sigprocmask(SIG_UNBLOCK, &one, &was)) return SIG_ERR;
+    if (install(sig, fn, 0, 0, &old) || sigprocmask(SIG_UNBLOCK, &one, &was)) return SIG_ERR;
   }
   return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
 }
