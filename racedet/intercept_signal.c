@@ -279,7 +279,7 @@ static int install(int sig, sighandler_t fn, int flags, int block_self, struct s
   if (block_self && sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
   return sigaction(sig, &act, old);
 }
-/* Are sig and fn no arguments for __sysv_signal or sigset (then EINVAL)? */
+/* Are sig and fn no arguments for the signal() family (then EINVAL)? */
 static int bad_args(int sig, sighandler_t fn) {
   if (fn != SIG_ERR && sig > 0 && sig < NSIG) return 0;
   errno = EINVAL;
@@ -290,7 +290,7 @@ static int bad_args(int sig, sighandler_t fn) {
  * calls restart, the signal is blocked while its handler runs). */
 DC_EXPORT sighandler_t signal(int sig, sighandler_t fn) {
   struct sigaction old;
-  if (install(sig, fn, SA_RESTART, 1, &old)) return SIG_ERR;
+  if (bad_args(sig, fn) || install(sig, fn, SA_RESTART, 1, &old)) return SIG_ERR;
   return old.sa_handler;
 }
 DC_EXPORT sighandler_t bsd_signal(int sig, sighandler_t fn) { return signal(sig, fn); }

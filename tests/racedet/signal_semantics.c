@@ -3,7 +3,8 @@
  *
  * - sigaction() hands back the handler and flags the program installed,
  *   with and without SA_SIGINFO, never the trampoline; signal() returns the
- *   previous handler.
+ *   previous handler, and refuses SIG_ERR and a bad signal number with
+ *   EINVAL as glibc does (the disposition unchanged).
  * - SA_RESETHAND: the handler runs once, then the disposition is SIG_DFL.
  * - 2000 realtime signals, each with its own si_value, sent to a thread that
  *   spends its time in the runtime (allocating, locking: many arrive there
@@ -15,6 +16,7 @@
  * EXPECT-STDOUT: signals ok
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -90,6 +92,14 @@ int main(void) {
   check(signal(SIGUSR2, on_usr2) == SIG_DFL, "signal() returns SIG_DFL first");
   check(signal(SIGUSR2, SIG_IGN) == on_usr2, "signal() returns the previous handler");
   check(signal(SIGUSR2, SIG_DFL) == SIG_IGN, "signal() returns SIG_IGN");
+  errno = 0;
+  check(signal(SIGUSR2, SIG_ERR) == SIG_ERR && errno == EINVAL, "signal(SIG_ERR) is EINVAL");
+  check(sigaction(SIGUSR2, 0, &old) == 0 && old.sa_handler == SIG_DFL,
+        "signal(SIG_ERR) leaves the disposition");
+  errno = 0;
+  check(signal(0, on_usr2) == SIG_ERR && errno == EINVAL, "signal(0) is EINVAL");
+  errno = 0;
+  check(signal(NSIG, on_usr2) == SIG_ERR && errno == EINVAL, "signal(NSIG) is EINVAL");
 
   /* SA_RESETHAND */
   memset(&a, 0, sizeof a);
