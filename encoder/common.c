@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 
 #include "internal.h"
 
-/* ------------------------------------------------------------ logging */
+/* ------------------------------------------------------------ system calls */
 long dc_write(int fd, const void *p, size_t n) { return syscall(SYS_write, fd, p, n); }
 long dc_read(int fd, void *p, size_t n) { return syscall(SYS_read, fd, p, n); }
 int dc_open(const char *path, int flags, int mode) {
@@ -28,19 +30,230 @@ int dc_open(const char *path, int flags, int mode) {
 }
 int dc_close(int fd) { return (int)syscall(SYS_close, fd); }
 
+/* ------------------------------------------------------------ formatting */
+/* The runtime's own snprintf.  It may not call the printf family: the
+ * runtime intercepts it (intercept_stdio.c), and formats reports where
+ * stdio is not safe (in a crashing thread's signal handler, under its own
+ * locks).  The conversions: d i u o x X c s p f and %%, with the flags
+ * - 0 # space +, a width and a precision (digits or *), and the length
+ * modifiers hh h l ll q j z t L.  %f rounds as glibc does below 2^64; above,
+ * it gives the leading digits and then zeros (the runtime prints no such
+ * number).  %n, and any other conversion, is written out as text. */
+typedef struct sink {
+  char *p;
+  size_t cap, n; /* n: the length of the whole, also past cap */
+} sink;
+static void put(sink *s, char c) {
+  if (s->n + 1 < s->cap) s->p[s->n] = c;
+  s->n++;
+}
+static void put_n(sink *s, const char *q, size_t k) {
+  while (k--) put(s, *q++);
+}
+static void pad(sink *s, char c, long k) {
+  while (k-- > 0) put(s, c);
+}
+typedef struct spec {
+  int left, zero, alt, space, plus;
+  long width, prec; /* prec -1: none */
+} spec;
+/* a field: prefix (sign, 0x), zeros, then the body, padded to the width */
+static void field(sink *s, const spec *f, const char *pre, const char *body, size_t len,
+                  size_t zeros) {
+  size_t pl = dc_strlen(pre);
+  long room = f->width - (long)(pl + zeros + len);
+  if (!f->left && !f->zero) pad(s, ' ', room);
+  put_n(s, pre, pl);
+  if (!f->left && f->zero) pad(s, '0', room);
+  pad(s, '0', (long)zeros);
+  put_n(s, body, len);
+  if (f->left) pad(s, ' ', room);
+}
+/* the digits of v in base, into the end of d[24]; returns the first */
+static char *digits(unsigned long long v, unsigned base, int upper, char *d) {
+  const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  char *q = d + 24;
+  do *--q = set[v % base];
+  while (v /= base);
+  return q;
+}
+static void put_int(sink *s, spec f, unsigned long long v, int neg, unsigned base, int upper,
+                    const char *sign) {
+  char d[24], *q = digits(v, base, upper, d);
+  size_t len = (size_t)(d + 24 - q);
+  if (f.prec >= 0) {
+    f.zero = 0;
+    if (f.prec == 0 && v == 0) len = 0; /* "%.0d" of 0 is nothing */
+  }
+  size_t zeros = f.prec > (long)len ? (size_t)f.prec - len : 0;
+  const char *pre = neg ? "-" : sign;
+  if (f.alt && base == 16 && v) pre = upper ? "0X" : "0x";
+  if (f.alt && base == 8 && !zeros && (len == 0 || *q != '0')) zeros = 1;
+  field(s, &f, pre, q, len, zeros);
+}
+static void put_double(sink *s, spec f, double v) {
+  const char *sign = v < 0 ? "-" : f.plus ? "+" : f.space ? " " : "";
+  if (v < 0) v = -v;
+  if (v != v || v > DBL_MAX) { /* nan, inf */
+    f.zero = 0;
+    field(s, &f, sign, v != v ? "nan" : "inf", 3, 0);
+    return;
+  }
+  long prec = f.prec < 0 ? 6 : f.prec > 17 ? 17 : f.prec;
+  unsigned long long scale = 1;
+  for (long i = 0; i < prec; i++) scale *= 10;
+  int tens = 0; /* above 2^64: the leading digits, then zeros */
+  while (v >= 18446744073709549568.0) v /= 10, tens++;
+  unsigned long long ip = (unsigned long long)v, fr = 0;
+  if (!tens) { /* rounded to nearest, a tie to even, as glibc does */
+    const double x = (v - (double)ip) * (double)scale;
+    fr = (unsigned long long)x;
+    const double rest = x - (double)fr;
+    if (rest > 0.5 || (rest == 0.5 && ((prec ? fr : ip) & 1))) fr++;
+    if (fr >= scale) ip++, fr -= scale;
+  }
+  char body[64], d[24], *q = digits(ip, 10, 0, d);
+  size_t len = (size_t)(d + 24 - q);
+  dc_memcpy(body, q, len);
+  for (int i = 0; i < tens && len < 40; i++) body[len++] = '0';
+  if (prec || f.alt) body[len++] = '.';
+  for (long i = prec - 1; i >= 0; i--, fr /= 10) body[len + (size_t)i] = (char)('0' + fr % 10);
+  len += (size_t)prec;
+  field(s, &f, sign, body, len, 0);
+}
+
+int dc_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap) {
+  sink s = {buf, cap, 0};
+  for (const char *c = fmt; *c; c++) {
+    if (*c != '%') {
+      put(&s, *c);
+      continue;
+    }
+    const char *start = c++;
+    spec f = {0, 0, 0, 0, 0, 0, -1};
+    for (;; c++) {
+      if (*c == '-') f.left = 1;
+      else if (*c == '0') f.zero = 1;
+      else if (*c == '#') f.alt = 1;
+      else if (*c == ' ') f.space = 1;
+      else if (*c == '+') f.plus = 1;
+      else break;
+    }
+    if (*c == '*') {
+      f.width = va_arg(ap, int);
+      if (f.width < 0) f.left = 1, f.width = -f.width;
+      c++;
+    } else {
+      while (*c >= '0' && *c <= '9') f.width = f.width * 10 + (*c++ - '0');
+    }
+    if (*c == '.') {
+      c++;
+      f.prec = 0;
+      if (*c == '*') {
+        f.prec = va_arg(ap, int);
+        if (f.prec < 0) f.prec = -1;
+        c++;
+      } else {
+        while (*c >= '0' && *c <= '9') f.prec = f.prec * 10 + (*c++ - '0');
+      }
+    }
+    if (f.left) f.zero = 0;
+    int len = 0; /* 1 h, 2 hh, 3 l, 4 ll (and j, z, t, q) */
+    for (;; c++) {
+      if (*c == 'h') len = len == 1 ? 2 : 1;
+      else if (*c == 'l') len = len == 3 ? 4 : 3;
+      else if (*c == 'q' || *c == 'j' || *c == 'z' || *c == 't') len = 4;
+      else if (*c != 'L') break;
+    }
+    const char *sign = f.plus ? "+" : f.space ? " " : "";
+    switch (*c) {
+    case 'd':
+    case 'i': {
+      long long v = len >= 4 ? va_arg(ap, long long) : len == 3 ? va_arg(ap, long) : va_arg(ap, int);
+      if (len == 1) v = (short)v;
+      if (len == 2) v = (signed char)v;
+      put_int(&s, f, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0, 10, 0,
+              sign);
+      break;
+    }
+    case 'u':
+    case 'o':
+    case 'x':
+    case 'X': {
+      unsigned long long v = len >= 4   ? va_arg(ap, unsigned long long)
+                             : len == 3 ? va_arg(ap, unsigned long)
+                                        : va_arg(ap, unsigned);
+      if (len == 1) v = (unsigned short)v;
+      if (len == 2) v = (unsigned char)v;
+      put_int(&s, f, v, 0, *c == 'u' ? 10 : *c == 'o' ? 8 : 16, *c == 'X', "");
+      break;
+    }
+    case 'p': {
+      void *v = va_arg(ap, void *);
+      if (!v) {
+        field(&s, &f, "", "(nil)", 5, 0);
+        break;
+      }
+      f.alt = 1;
+      put_int(&s, f, (uintptr_t)v, 0, 16, 0, "");
+      break;
+    }
+    case 'c': {
+      char ch = (char)va_arg(ap, int);
+      f.zero = 0;
+      field(&s, &f, "", &ch, 1, 0);
+      break;
+    }
+    case 's': {
+      const char *v = va_arg(ap, const char *);
+      if (!v) v = "(null)";
+      size_t k = 0;
+      while ((f.prec < 0 || (long)k < f.prec) && v[k]) k++;
+      f.zero = 0;
+      field(&s, &f, "", v, k, 0);
+      break;
+    }
+    case 'f':
+    case 'F':
+      put_double(&s, f, va_arg(ap, double));
+      break;
+    case '%':
+      put(&s, '%');
+      break;
+    default: /* unknown (or %n): the text as it is */
+      put_n(&s, start, (size_t)(c - start) + (*c != 0));
+      if (!*c) c--;
+    }
+  }
+  if (cap) buf[s.n < cap ? s.n : cap - 1] = 0;
+  return s.n > INT_MAX ? -1 : (int)s.n;
+}
+
+int dc_snprintf(char *buf, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = dc_vsnprintf(buf, cap, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+/* ------------------------------------------------------------ logging */
+void dc_write_all(int fd, const void *p, size_t n) {
+  const char *q = p;
+  while (n) {
+    long w = dc_write(fd, q, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    q += w;
+    n -= (size_t)w;
+  }
+}
+
 static void vlog(const char *fmt, va_list ap) {
   char buf[2048];
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = dc_vsnprintf(buf, sizeof buf, fmt, ap);
   if (n < 0) return;
-  if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
-  const char *p = buf;
-  while (n > 0) {
-    long w = dc_write(2, p, (size_t)n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    p += w;
-    n -= (int)w;
-  }
+  dc_write_all(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 void dc_printf(const char *fmt, ...) {

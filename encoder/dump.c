@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -24,14 +25,50 @@ DC_EXPORT void dacce_log(const dacce_ctx *c, const char *tag) {
     if (fd < 0) dc_die("dacce: cannot open log_contexts file '%s'\n", dc_opt.log_contexts);
   }
   char line[512];
-  int n = snprintf(line, sizeof line, "ctx %s %u %u %llu %u %u\n", tag && *tag ? tag : "-",
+  int n = dc_snprintf(line, sizeof line, "ctx %s %u %u %llu %u %u\n", tag && *tag ? tag : "-",
                    c->ts, c->node, (unsigned long long)c->id, c->cc, c->thread);
   if (n > 0) (void)!dc_write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* What dump.c writes goes through a buffer, out to a descriptor with raw
+ * write(2)s or to the caller's stream through libc's own fwrite: the
+ * runtime calls no printf or stdio function of the program's, which it
+ * intercepts (intercept_stdio.c). */
+typedef struct out {
+  int fd;
+  FILE *f;
+  size_t n;
+  char b[8192];
+} out;
+static void out_flush(out *o) {
+  if (o->f) {
+    static size_t (*real_fwrite)(const void *, size_t, size_t, FILE *);
+    if (!real_fwrite) real_fwrite = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
+    if (real_fwrite && o->n) real_fwrite(o->b, 1, o->n, o->f);
+  } else {
+    dc_write_all(o->fd, o->b, o->n);
+  }
+  o->n = 0;
+}
+static void outf(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(out *o, const char *fmt, ...) {
+  for (int again = 0; again < 2; again++) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = dc_vsnprintf(o->b + o->n, sizeof o->b - o->n, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    if ((size_t)k < sizeof o->b - o->n || !o->n) { /* fits (or is cut at the buffer's size) */
+      o->n += (size_t)k < sizeof o->b - o->n ? (size_t)k : sizeof o->b - o->n - 1;
+      return;
+    }
+    out_flush(o); /* and once more, into the empty buffer */
+  }
+}
+
 static int module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
-  FILE *f = arg;
+  out *f = arg;
   const char *name = info->dlpi_name;
   char exe[4096];
   if (!name || !*name) {
@@ -49,57 +86,61 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     if (a < lo) lo = a;
     if (a + p->p_memsz > hi) hi = a + p->p_memsz;
   }
-  if (hi > lo) fprintf(f, "module %#lx %#lx %#lx %s\n", (unsigned long)info->dlpi_addr,
+  if (hi > lo) outf(f, "module %#lx %#lx %#lx %s\n", (unsigned long)info->dlpi_addr,
                        (unsigned long)lo, (unsigned long)hi, name);
   return 0;
 }
 
 void dc_dump_write(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
+  static out o; /* (at exit: a static, not 8 KB of a thread's stack) */
+  out *f = &o;
+  f->fd = dc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  f->n = 0;
+  if (f->fd < 0) {
     dc_printf("dacce: cannot write dump file '%s'\n", path);
     return;
   }
-  fprintf(f, "dacce-dump 1\n");
+  outf(f, "dacce-dump 1\n");
   dl_iterate_phdr(module_cb, f);
   /* read the counts innermost-dependency last, so that everything a later
    * table refers to is within the earlier counts even while threads run */
   uint32_t nT = atomic_load(&dc_threads.n), nD = atomic_load(&dc_n_dicts);
   uint32_t nC = atomic_load(&dc_ccnodes.n), nE = atomic_load(&dc_edges.n);
   uint32_t nN = atomic_load(&dc_nodes.n);
-  for (uint32_t i = 1; i < nN; i++) fprintf(f, "node %u %#lx\n", i, (unsigned long)dc_node_at(i)->pc);
+  for (uint32_t i = 1; i < nN; i++) outf(f, "node %u %#lx\n", i, (unsigned long)dc_node_at(i)->pc);
   for (uint32_t i = 1; i < nE; i++) {
     const dc_edge *e = dc_edge_at(i);
-    fprintf(f, "edge %u %u %#lx %u\n", i, e->caller, (unsigned long)e->cs, e->callee);
+    outf(f, "edge %u %u %#lx %u\n", i, e->caller, (unsigned long)e->cs, e->callee);
   }
   for (uint32_t i = 1; i < nC; i++) {
     const dc_ccnode *c = dc_cc_at(i);
-    fprintf(f, "cc %u %llu %u %u %u\n", i, (unsigned long long)c->id, c->edge, c->count,
+    outf(f, "cc %u %llu %u %u %u\n", i, (unsigned long long)c->id, c->edge, c->count,
             c->parent);
   }
   for (uint32_t t = 0; t < nD; t++) {
     const dc_dict *d = dc_dicts[t];
-    fprintf(f, "dict %u %llu %u %u\n", t, (unsigned long long)d->max_id, d->n_edges, d->n_nodes);
+    outf(f, "dict %u %llu %u %u\n", t, (unsigned long long)d->max_id, d->n_edges, d->n_nodes);
     for (uint32_t e = 1; e < d->n_edges; e++)
-      if (d->code[e] != DC_UNENCODED) fprintf(f, "code %u %llu\n", e, (unsigned long long)d->code[e]);
+      if (d->code[e] != DC_UNENCODED) outf(f, "code %u %llu\n", e, (unsigned long long)d->code[e]);
     for (uint32_t n = 0; n < d->n_nodes; n++)
-      fprintf(f, "numcc %u %llu\n", n, (unsigned long long)d->numcc[n]);
+      outf(f, "numcc %u %llu\n", n, (unsigned long long)d->numcc[n]);
   }
   for (uint32_t s = 0; s < nT; s++) {
     const dc_thread_rec *r = dc_vec_at(&dc_threads, s);
     if (!r->has_creator) {
-      fprintf(f, "thread %u\n", s);
+      outf(f, "thread %u\n", s);
       continue;
     }
     const dacce_ctx *c = &r->created_at;
-    fprintf(f, "thread %u %u %u %llu %u %u %#lx\n", s, c->ts, c->node, (unsigned long long)c->id,
+    outf(f, "thread %u %u %u %llu %u %u %#lx\n", s, c->ts, c->node, (unsigned long long)c->id,
             c->cc, c->thread, (unsigned long)r->created_pc);
   }
-  fprintf(f, "end\n");
-  fclose(f);
+  outf(f, "end\n");
+  out_flush(f);
+  dc_close(f->fd);
 }
 
-static void print_pc(FILE *out, uintptr_t pc) {
+static void print_pc(out *o, uintptr_t pc) {
   Dl_info info;
   uintptr_t off = 0;
   const char *fn = dc_symtab_name(pc, &off);
@@ -110,34 +151,38 @@ static void print_pc(FILE *out, uintptr_t pc) {
       off = pc - (uintptr_t)info.dli_saddr;
     }
     if (fn)
-      fprintf(out, "%s+%#lx (%s)", fn, (unsigned long)off, mod);
+      outf(o, "%s+%#lx (%s)", fn, (unsigned long)off, mod);
     else
-      fprintf(out, "%s+%#lx", mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+      outf(o, "%s+%#lx", mod, (unsigned long)(pc - (uintptr_t)info.dli_fbase));
     return;
   }
-  fprintf(out, "%#lx", (unsigned long)pc);
+  outf(o, "%#lx", (unsigned long)pc);
 }
 
-DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *out) {
+DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *stream) {
   enum { MAXF = 4096 };
   static dacce_frame frames[MAXF];
+  static out o;
   static _Atomic int busy;
   dc_lock(&busy);
+  o.f = stream;
+  o.n = 0;
   int n = dacce_decode(c, frames, MAXF, 1);
   if (n < 0) {
-    fprintf(out, "    <inconsistent context: decoder error %d>\n", n);
+    outf(&o, "    <inconsistent context: decoder error %d>\n", n);
   }
   for (int i = 0; i < n; i++) {
     if (frames[i].flags & DACCE_FRAME_CREATE)
-      fprintf(out, "  thread T%u was created by T%u at:\n", i ? frames[i - 1].thread : 0,
+      outf(&o, "  thread T%u was created by T%u at:\n", i ? frames[i - 1].thread : 0,
               frames[i].thread);
-    fprintf(out, "    #%d ", i);
-    print_pc(out, frames[i].function);
+    outf(&o, "    #%d ", i);
+    print_pc(&o, frames[i].function);
     if (frames[i].callsite) {
-      fprintf(out, " called from ");
-      print_pc(out, frames[i].callsite - 1);
+      outf(&o, " called from ");
+      print_pc(&o, frames[i].callsite - 1);
     }
-    fputc('\n', out);
+    outf(&o, "\n");
   }
+  out_flush(&o);
   dc_unlock(&busy);
 }

@@ -23,6 +23,7 @@
 #define DACCE_INTERNAL_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,13 @@
 #define DC_COLD __attribute__((cold, noinline))
 
 /* ---------------------------------------------------------------- common.c */
+/* snprintf's contract, without the printf family (the runtime intercepts
+ * it): d i u o x X c s p f %, flags, width, precision, length modifiers. */
+int dc_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+int dc_snprintf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* all of p to fd (raw write(2)s; again after EINTR; stops at an error) */
+void dc_write_all(int fd, const void *p, size_t n);
 /* Logging that never allocates: formats into a stack buffer, write(2)s it. */
 void dc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -23,6 +23,7 @@
 
 #include "racedet.h"
 #include "capture.h"
+#define RD_WORDS_SNPRINTF dc_snprintf
 #include "signal_words.h"
 
 /* Full stacks: recursion compressed on the ccStack is expanded here, so a
@@ -139,7 +140,7 @@ static int ack_gone; /* the launcher did not answer once: no more waits */
 static int via_open(channel *c, int k) {
   if (!via.ok) return -1;
   char path[64];
-  snprintf(path, sizeof path, "/proc/%d/fd/%d", via.pid, via.fd[k]);
+  dc_snprintf(path, sizeof path, "/proc/%d/fd/%d", via.pid, via.fd[k]);
   /* (not blocking: a pipe's write end opened while it has no reader would
    * wait for one) */
   const int fd = dc_open(path, (k ? O_RDONLY : O_WRONLY) | O_NONBLOCK | O_CLOEXEC, 0);
@@ -154,12 +155,25 @@ static int via_open(channel *c, int k) {
   return fd;
 }
 
+/* report_via: "pid/fd0/fd1/ino0/ino1", five decimal numbers (the runtime
+ * has no sscanf: it would be the program's, intercepted) */
+static int parse_via(const char *s, unsigned long long v[5]) {
+  for (int i = 0; i < 5; i++, s++) {
+    if (*s < '0' || *s > '9') return 0;
+    for (v[i] = 0; *s >= '0' && *s <= '9'; s++) v[i] = v[i] * 10 + (unsigned)(*s - '0');
+    if (*s != (i < 4 ? '/' : 0)) return 0;
+  }
+  return 1;
+}
+
 void rd_report_init(void) {
   struct stat st;
-  unsigned long long ino0 = 0, ino1 = 0;
-  via.ok = *dc_opt.report_via && sscanf(dc_opt.report_via, "%d/%d/%d/%llu/%llu", &via.pid,
-                                        &via.fd[0], &via.fd[1], &ino0, &ino1) == 5;
-  via.ino[0] = (ino_t)ino0, via.ino[1] = (ino_t)ino1;
+  unsigned long long v[5];
+  via.ok = parse_via(dc_opt.report_via, v) && v[0] <= INT_MAX && v[1] <= INT_MAX && v[2] <= INT_MAX;
+  if (via.ok) {
+    via.pid = (int)v[0], via.fd[0] = (int)v[1], via.fd[1] = (int)v[2];
+    via.ino[0] = (ino_t)v[3], via.ino[1] = (ino_t)v[4];
+  }
   if (*dc_opt.raw_reports && stat(dc_opt.raw_reports, &st) == 0)
     raw_ch = (channel){-2, 1, st.st_dev, st.st_ino};
   else if (via.ok) /* the launcher's descriptor is gone: only its pipe will do */
@@ -366,7 +380,7 @@ static void locate(report *r, uintptr_t addr) {
     uintptr_t size = sym ? sym->st_size : 0;
     if (!size || addr - (uintptr_t)info.dli_saddr < size) {
       r->loc_kind = "global";
-      snprintf(r->loc_name, sizeof r->loc_name, "%s", info.dli_sname);
+      dc_snprintf(r->loc_name, sizeof r->loc_name, "%s", info.dli_sname);
       r->loc_addr = (uintptr_t)info.dli_saddr;
       r->loc_size = size;
       return;
@@ -399,7 +413,7 @@ static void locate(report *r, uintptr_t addr) {
   const char *name = dc_symtab_object(addr, &start, &size);
   if (name) {
     r->loc_kind = "global";
-    snprintf(r->loc_name, sizeof r->loc_name, "%s", name);
+    dc_snprintf(r->loc_name, sizeof r->loc_name, "%s", name);
     r->loc_addr = start;
     r->loc_size = size;
   } else if (dladdr((void *)addr, &info) && info.dli_fname) {
@@ -418,7 +432,7 @@ static void bput(buf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (b->n < b->cap) {
-    int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    int k = dc_vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
     if (k > 0) b->n += (size_t)k < b->cap - b->n ? (size_t)k : b->cap - b->n - 1;
   }
   va_end(ap);
@@ -458,7 +472,7 @@ static const char *thread_name(uint32_t tid) {
 static const char *tlabel(uint32_t tid, char *tmp, int capital) {
   if (tid == 0) return capital ? "Main thread" : "main thread";
   const char *name = thread_name(tid);
-  snprintf(tmp, 96, "%s T%u%s%s%s", capital ? "Thread" : "thread", tid, *name ? " '" : "", name,
+  dc_snprintf(tmp, 96, "%s T%u%s%s%s", capital ? "Thread" : "thread", tid, *name ? " '" : "", name,
            *name ? "'" : "");
   return tmp;
 }
@@ -856,22 +870,21 @@ static void put_threads_raw(const report *r, buf *b) {
  * (atomic on a pipe); a longer one as chunks "\x1e<pid>:<more>:<payload>\n"
  * of at most PIPE_BUF bytes each, which the launcher reassembles per process,
  * so reports from forked children never interleave. */
-static void write_all(int fd, const char *p, size_t n);
 static void emit_raw(int fd, const char *p, size_t n) {
   if (n <= PIPE_BUF) {
-    write_all(fd, p, n);
+    dc_write_all(fd, p, n);
     return;
   }
   size_t body = n - 1, off = 0; /* the payload without its newline */
   char chunk[PIPE_BUF];
   while (off < body) {
-    int h = snprintf(chunk, 40, "\x1e%d:", (int)getpid());
+    int h = dc_snprintf(chunk, 40, "\x1e%d:", (int)getpid());
     size_t room = PIPE_BUF - (size_t)h - 3, k = body - off < room ? body - off : room;
     chunk[h++] = off + k < body ? '1' : '0';
     chunk[h++] = ':';
     dc_memcpy(chunk + h, p + off, k);
     chunk[h + k] = '\n';
-    write_all(fd, chunk, (size_t)h + k + 1);
+    dc_write_all(fd, chunk, (size_t)h + k + 1);
     off += k;
   }
 }
@@ -917,7 +930,7 @@ static int wait_ack(void) {
 static int ack_lock(void) {
   if (!ack_ready()) return -1;
   char path[48];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", ack_ch.fd);
+  dc_snprintf(path, sizeof path, "/proc/self/fd/%d", ack_ch.fd);
   const int fd = dc_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0) return -1;
   for (int ms = 0; ms < 10000; ms++) {
@@ -927,15 +940,6 @@ static int ack_lock(void) {
   }
   dc_close(fd);
   return -1;
-}
-
-static void write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    long w = dc_write(fd, p, n);
-    if (w <= 0) return;
-    p += w;
-    n -= (size_t)w;
-  }
 }
 
 static void emit(dc_thread *t, const report *r);
@@ -1071,7 +1075,7 @@ static int put_record(const char *line, size_t n, int close_after) {
   const int was_open = raw_ch.fd >= 0;
   const int told = raw_ready();
   if (told) {
-    write_all(raw_ch.fd, line, n);
+    dc_write_all(raw_ch.fd, line, n);
     if (close_after && !was_open) {
       dc_close(raw_ch.fd);
       raw_ch.fd = -2;
@@ -1087,7 +1091,7 @@ static int put_record(const char *line, size_t n, int close_after) {
  * not a report: no acknowledgement).  Returns whether it was told. */
 int rd_report_verdict(int failed, int verdict) {
   char line[96];
-  int n = snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
+  int n = dc_snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
                    (int)getpid(), failed, verdict);
   return put_record(line, (size_t)n, 0);
 }
@@ -1101,7 +1105,7 @@ int rd_report_verdict(int failed, int verdict) {
 void rd_report_started(void) {
   if (!*dc_opt.raw_reports) return;
   char line[64];
-  int n = snprintf(line, sizeof line, "{\"kind\":\"process\",\"pid\":%d}\n", (int)getpid());
+  int n = dc_snprintf(line, sizeof line, "{\"kind\":\"process\",\"pid\":%d}\n", (int)getpid());
   put_record(line, (size_t)n, 1);
 }
 
@@ -1121,7 +1125,7 @@ static void emit(dc_thread *t, const report *r) {
   }
   if (dc_opt.report_text || channel_lost) {
     render_text(r, &b);
-    write_all(2, text, b.n);
+    dc_write_all(2, text, b.n);
   }
   atomic_fetch_add(&n_reports, 1);
   /* a report from a signal handler must not be what changes errno */
