@@ -1,0 +1,333 @@
+/* intercept_stdio.c: what the printf family and stdio's buffer functions
+ * read and write of the caller's memory, as ThreadSanitizer records it.
+ *
+ * The kernel's and libc's own accesses are not instrumented, so without
+ * these a thread that snprintf()s into a buffer another thread reads, or
+ * printf("%s")s a string another thread writes, or fgets() into a shared
+ * line, raced unseen.  Recorded:
+ *  - the printf family (printf, fprintf, dprintf, sprintf, snprintf,
+ *    asprintf, their v-forms and the fortified __*_chk variants): the
+ *    format string and every %s argument read (up to the precision, or
+ *    through the terminator), every %n argument written; the output buffer
+ *    of the s*printf forms written (what the call stored, the terminator
+ *    too), and asprintf's new string;
+ *  - fread, fgets, getline and getdelim: the bytes they stored (and the
+ *    pointer and size getline may replace); fwrite, fputs and puts: the
+ *    bytes they read; with the _unlocked and fortified variants.
+ * A format with positional arguments (%1$s) has its arguments recorded up
+ * to the first of them.  Wide strings (%ls) are not recorded.
+ *
+ * The runtime calls none of these itself (it formats with dc_snprintf,
+ * encoder/common.c; tests/scripts/check_runtime_calls.sh), so the
+ * interceptors only ever see the program's calls. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <wchar.h>
+
+#include "intercept.h"
+
+/* (glibc may make these macros) */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef fgets_unlocked
+#undef fputs_unlocked
+
+static void reads(const void *p, size_t n, uintptr_t pc) {
+  if (n) rd_range((uintptr_t)p, n, 0, pc);
+}
+static void writes(const void *p, size_t n, uintptr_t pc) {
+  if (n) rd_range((uintptr_t)p, n, 1, pc);
+}
+static size_t bounded_len(const char *s, long max) { /* max < 0: none */
+  size_t k = 0;
+  while ((max < 0 || (long)k < max) && s[k]) k++;
+  return k;
+}
+
+/* ------------------------------------------------------------ the format */
+/* What a printf format with these arguments reads and writes (recorded
+ * before the call): the format itself, each %s string, each %n target.
+ * ap is walked on a copy; the caller's is left as it was. */
+static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
+  va_list ap;
+  va_copy(ap, ap0);
+  reads(fmt, dc_strlen(fmt) + 1, pc);
+  for (const char *c = fmt; *c; c++) {
+    if (*c != '%') continue;
+    c++;
+    if (*c == '%') continue;
+    while (*c == '-' || *c == '+' || *c == ' ' || *c == '#' || *c == '0' || *c == '\'' || *c == 'I')
+      c++;
+    if (*c == '*') {
+      (void)va_arg(ap, int);
+      c++;
+    }
+    while (*c >= '0' && *c <= '9') c++;
+    if (*c == '$') break; /* positional: the order is not the list's */
+    long prec = -1;
+    if (*c == '.') {
+      c++;
+      if (*c == '*') {
+        prec = va_arg(ap, int);
+        c++;
+      } else {
+        for (prec = 0; *c >= '0' && *c <= '9'; c++) prec = prec * 10 + (*c - '0');
+      }
+    }
+    int len = 0; /* 1 h, 2 hh, 3 l, 4 ll (q j z Z t), 5 L */
+    for (;; c++) {
+      if (*c == 'h') len = len == 1 ? 2 : 1;
+      else if (*c == 'l') len = len == 3 ? 4 : 3;
+      else if (*c == 'q' || *c == 'j' || *c == 'z' || *c == 'Z' || *c == 't') len = 4;
+      else if (*c == 'L') len = 5;
+      else break;
+    }
+    switch (*c) {
+    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'c': case 'C':
+      if (len >= 3 && *c != 'c' && *c != 'C') (void)va_arg(ap, long long);
+      else (void)va_arg(ap, int);
+      break;
+    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+      if (len == 5) (void)va_arg(ap, long double);
+      else (void)va_arg(ap, double);
+      break;
+    case 's':
+      if (len == 3) {
+        (void)va_arg(ap, wchar_t *);
+      } else {
+        const char *s = va_arg(ap, const char *);
+        if (s) {
+          const size_t k = bounded_len(s, prec);
+          reads(s, prec >= 0 && (long)k == prec ? k : k + 1, pc);
+        }
+      }
+      break;
+    case 'S':
+    case 'p':
+      (void)va_arg(ap, void *);
+      break;
+    case 'n': {
+      void *p = va_arg(ap, void *);
+      writes(p, len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : sizeof(int), pc);
+      break;
+    }
+    case 'm':
+      break;
+    default: /* not a conversion glibc knows: it prints the rest as text */
+      va_end(ap);
+      return;
+    }
+  }
+  va_end(ap);
+}
+
+/* the output buffer of an s*printf: r characters formatted into room bytes
+ * (room (size_t)-1: unbounded), and the terminator */
+static void stored(const char *s, int r, size_t room, uintptr_t pc) {
+  if (r < 0 || room == 0) return;
+  writes(s, (size_t)r + 1 < room ? (size_t)r + 1 : room, pc);
+}
+
+/* Each interceptor of the family: formats are recorded before the real
+ * v-form runs, the stored bytes after.  The variadic forms call the same
+ * body with their va_list. */
+static int v_snprintf(char *s, size_t n, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, vsnprintf, char *, size_t, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real_vsnprintf(s, n, fmt, ap);
+  if (w) stored(s, r, n, pc);
+  return r;
+}
+static int v_sprintf(char *s, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, vsprintf, char *, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real_vsprintf(s, fmt, ap);
+  if (w) stored(s, r, (size_t)-1, pc);
+  return r;
+}
+static int v_asprintf(char **sp, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, vasprintf, char **, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real_vasprintf(sp, fmt, ap);
+  if (w && r >= 0) {
+    writes(sp, sizeof *sp, pc);
+    stored(*sp, r, (size_t)-1, pc);
+  }
+  return r;
+}
+static int v_fprintf(FILE *f, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, vfprintf, FILE *, const char *, va_list);
+  if (watching()) format_args(fmt, ap, pc);
+  return real_vfprintf(f, fmt, ap);
+}
+static int v_dprintf(int fd, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, vdprintf, int, const char *, va_list);
+  if (watching()) format_args(fmt, ap, pc);
+  return real_vdprintf(fd, fmt, ap);
+}
+/* the fortified forms (-D_FORTIFY_SOURCE=2): flag asks for the %n and
+ * positional checks, room is the destination's size as the compiler knew
+ * it (an overflow is the real function's to abort) */
+static int v_snprintf_chk(char *s, size_t n, int flag, size_t room, const char *fmt, va_list ap,
+                          uintptr_t pc) {
+  REAL(int, __vsnprintf_chk, char *, size_t, int, size_t, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real___vsnprintf_chk(s, n, flag, room, fmt, ap);
+  if (w) stored(s, r, n, pc);
+  return r;
+}
+static int v_sprintf_chk(char *s, int flag, size_t room, const char *fmt, va_list ap,
+                         uintptr_t pc) {
+  REAL(int, __vsprintf_chk, char *, int, size_t, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real___vsprintf_chk(s, flag, room, fmt, ap);
+  if (w) stored(s, r, (size_t)-1, pc);
+  return r;
+}
+static int v_asprintf_chk(char **sp, int flag, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, __vasprintf_chk, char **, int, const char *, va_list);
+  const int w = watching();
+  if (w) format_args(fmt, ap, pc);
+  const int r = real___vasprintf_chk(sp, flag, fmt, ap);
+  if (w && r >= 0) {
+    writes(sp, sizeof *sp, pc);
+    stored(*sp, r, (size_t)-1, pc);
+  }
+  return r;
+}
+static int v_fprintf_chk(FILE *f, int flag, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, __vfprintf_chk, FILE *, int, const char *, va_list);
+  if (watching()) format_args(fmt, ap, pc);
+  return real___vfprintf_chk(f, flag, fmt, ap);
+}
+static int v_dprintf_chk(int fd, int flag, const char *fmt, va_list ap, uintptr_t pc) {
+  REAL(int, __vdprintf_chk, int, int, const char *, va_list);
+  if (watching()) format_args(fmt, ap, pc);
+  return real___vdprintf_chk(fd, flag, fmt, ap);
+}
+
+/* name (params, ...) calling body (args, ap, pc), its va_list from after last */
+#define VARIADIC(name, params, last, body, args)                                  \
+  DC_EXPORT int name(STDIO_UNPAREN params, ...) {                                 \
+    va_list ap;                                                                   \
+    va_start(ap, last);                                                           \
+    const int r = body(STDIO_UNPAREN args, ap, PC());                             \
+    va_end(ap);                                                                   \
+    return r;                                                                     \
+  }
+/* name (params, va_list ap) calling body (args, ap, pc) */
+#define VFORM(name, params, body, args)                                           \
+  DC_EXPORT int name(STDIO_UNPAREN params, va_list ap) {                          \
+    return body(STDIO_UNPAREN args, ap, PC());                                    \
+  }
+#define STDIO_UNPAREN(...) __VA_ARGS__
+
+VARIADIC(snprintf, (char *s, size_t n, const char *fmt), fmt, v_snprintf, (s, n, fmt))
+VFORM(vsnprintf, (char *s, size_t n, const char *fmt), v_snprintf, (s, n, fmt))
+VARIADIC(sprintf, (char *s, const char *fmt), fmt, v_sprintf, (s, fmt))
+VFORM(vsprintf, (char *s, const char *fmt), v_sprintf, (s, fmt))
+VARIADIC(asprintf, (char **sp, const char *fmt), fmt, v_asprintf, (sp, fmt))
+VFORM(vasprintf, (char **sp, const char *fmt), v_asprintf, (sp, fmt))
+VARIADIC(printf, (const char *fmt), fmt, v_fprintf, (stdout, fmt))
+VFORM(vprintf, (const char *fmt), v_fprintf, (stdout, fmt))
+VARIADIC(fprintf, (FILE *f, const char *fmt), fmt, v_fprintf, (f, fmt))
+VFORM(vfprintf, (FILE *f, const char *fmt), v_fprintf, (f, fmt))
+VARIADIC(dprintf, (int fd, const char *fmt), fmt, v_dprintf, (fd, fmt))
+VFORM(vdprintf, (int fd, const char *fmt), v_dprintf, (fd, fmt))
+
+VARIADIC(__snprintf_chk, (char *s, size_t n, int flag, size_t room, const char *fmt), fmt,
+         v_snprintf_chk, (s, n, flag, room, fmt))
+VFORM(__vsnprintf_chk, (char *s, size_t n, int flag, size_t room, const char *fmt),
+      v_snprintf_chk, (s, n, flag, room, fmt))
+VARIADIC(__sprintf_chk, (char *s, int flag, size_t room, const char *fmt), fmt, v_sprintf_chk,
+         (s, flag, room, fmt))
+VFORM(__vsprintf_chk, (char *s, int flag, size_t room, const char *fmt), v_sprintf_chk,
+      (s, flag, room, fmt))
+VARIADIC(__asprintf_chk, (char **sp, int flag, const char *fmt), fmt, v_asprintf_chk,
+         (sp, flag, fmt))
+VFORM(__vasprintf_chk, (char **sp, int flag, const char *fmt), v_asprintf_chk, (sp, flag, fmt))
+VARIADIC(__printf_chk, (int flag, const char *fmt), fmt, v_fprintf_chk, (stdout, flag, fmt))
+VFORM(__vprintf_chk, (int flag, const char *fmt), v_fprintf_chk, (stdout, flag, fmt))
+VARIADIC(__fprintf_chk, (FILE *f, int flag, const char *fmt), fmt, v_fprintf_chk, (f, flag, fmt))
+VFORM(__vfprintf_chk, (FILE *f, int flag, const char *fmt), v_fprintf_chk, (f, flag, fmt))
+VARIADIC(__dprintf_chk, (int fd, int flag, const char *fmt), fmt, v_dprintf_chk, (fd, flag, fmt))
+VFORM(__vdprintf_chk, (int fd, int flag, const char *fmt), v_dprintf_chk, (fd, flag, fmt))
+
+/* ------------------------------------------------------------ stdio's buffers */
+/* fread and its kin store size * (items read) bytes */
+#define FREAD(name, params, args, p, size)                                        \
+  DC_EXPORT size_t name params {                                                  \
+    REAL(size_t, name, STDIO_UNPAREN params);                                     \
+    const size_t r = real_##name args;                                            \
+    if (watching()) writes(p, r * (size), PC());                                  \
+    return r;                                                                     \
+  }
+FREAD(fread, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size)
+FREAD(fread_unlocked, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size)
+FREAD(__fread_chk, (void *p, size_t room, size_t size, size_t n, FILE *f), (p, room, size, n, f),
+      p, size)
+FREAD(__fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *f),
+      (p, room, size, n, f), p, size)
+
+/* fwrite reads size * n bytes, before the call */
+#define FWRITE(name)                                                              \
+  DC_EXPORT size_t name(const void *p, size_t size, size_t n, FILE *f) {          \
+    REAL(size_t, name, const void *, size_t, size_t, FILE *);                     \
+    if (watching() && size && n <= (size_t)-1 / size) reads(p, size * n, PC());   \
+    return real_##name(p, size, n, f);                                            \
+  }
+FWRITE(fwrite)
+FWRITE(fwrite_unlocked)
+
+/* fgets stores the line read and its terminator */
+#define FGETS(name, params, args, s)                                              \
+  DC_EXPORT char *name params {                                                   \
+    REAL(char *, name, STDIO_UNPAREN params);                                     \
+    char *r = real_##name args;                                                   \
+    if (r && watching()) writes(s, dc_strlen(s) + 1, PC());                       \
+    return r;                                                                     \
+  }
+FGETS(fgets, (char *s, int n, FILE *f), (s, n, f), s)
+FGETS(fgets_unlocked, (char *s, int n, FILE *f), (s, n, f), s)
+FGETS(__fgets_chk, (char *s, size_t room, int n, FILE *f), (s, room, n, f), s)
+FGETS(__fgets_unlocked_chk, (char *s, size_t room, int n, FILE *f), (s, room, n, f), s)
+
+/* fputs and puts read the string */
+#define FPUTS(name, params, args, s)                                              \
+  DC_EXPORT int name params {                                                     \
+    REAL(int, name, STDIO_UNPAREN params);                                        \
+    if (watching()) reads(s, dc_strlen(s) + 1, PC());                             \
+    return real_##name args;                                                      \
+  }
+FPUTS(fputs, (const char *s, FILE *f), (s, f), s)
+FPUTS(fputs_unlocked, (const char *s, FILE *f), (s, f), s)
+FPUTS(puts, (const char *s), (s), s)
+
+/* getline and getdelim may replace the buffer and its size, and store the
+ * line and its terminator */
+static void got_line(char **line, size_t *n, ssize_t r, uintptr_t pc) {
+  writes(line, sizeof *line, pc);
+  writes(n, sizeof *n, pc);
+  if (r > 0) writes(*line, (size_t)r + 1, pc);
+}
+#define GETDELIM(name)                                                            \
+  DC_EXPORT ssize_t name(char **line, size_t *n, int delim, FILE *f) {            \
+    REAL(ssize_t, name, char **, size_t *, int, FILE *);                          \
+    const ssize_t r = real_##name(line, n, delim, f);                             \
+    if (watching()) got_line(line, n, r, PC());                                   \
+    return r;                                                                     \
+  }
+GETDELIM(getdelim)
+GETDELIM(__getdelim) /* what an optimised build's inline getline calls */
+DC_EXPORT ssize_t getline(char **line, size_t *n, FILE *f) {
+  REAL(ssize_t, getline, char **, size_t *, FILE *);
+  const ssize_t r = real_getline(line, n, f);
+  if (watching()) got_line(line, n, r, PC());
+  return r;
+}

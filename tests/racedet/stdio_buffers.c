@@ -1,0 +1,109 @@
+/* stdio_buffers.c: the printf family and stdio's buffer functions read and
+ * write the caller's memory inside libc, where no instrumentation sees it
+ * (racedet/intercept_stdio.c).  Each use_k (on a thread of its own) makes
+ * one such call; main makes the other access, ordered with it only by a
+ * relaxed flag, which orders nothing:
+ *   use_0  snprintf stores into b0; main then reads b0[1]
+ *   use_1  fprintf("<%s>") reads s1; main wrote s1[2] before
+ *   use_2  sprintf("%d-%s") stores into b2; main then reads b2[3]
+ *   use_3  snprintf's %n stores into n3; main then reads n3
+ *   use_4  fgets stores a line into b4; main then reads b4[1]
+ *   use_5  fwrite reads o5; main wrote o5[3] before
+ *   use_6  fread stores into b6; main then reads b6[2]
+ *   use_7  getline stores its size into n7; main then reads n7
+ *   use_8  fputs reads s8; main wrote s8[1] before
+ *   use_9  printf("%.2s|%d") reads s9's first two bytes; main wrote s9[1]
+ *          before (and s9[4], past the precision: no race)
+ * Ten races; before these interceptors, none was found.
+ *
+ * EXPECT: race
+ * EXPECT-COUNT: 10
+ * EXPECT-EVERY: 10 use
+ * EXPECT-STDOUT: stdio done
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define USES 10
+static int ready[USES], done[USES]; /* atomic, relaxed: order nothing */
+static FILE *sink, *lines, *blocks, *gl;
+static char b0[16], s1[16] = "abcdef", b2[16], b4[16], o5[16] = "0123456789", b6[16],
+            s8[16] = "fputs", s9[16] = "xyzw";
+static int n3;
+static size_t n7;
+static char *line7;
+static volatile int seven = 7; /* not a constant: sprintf stays a call */
+
+static void wait_flag(int *f) {
+  while (!__atomic_load_n(f, __ATOMIC_RELAXED)) usleep(1000);
+}
+static void raise_flag(int *f) { __atomic_store_n(f, 1, __ATOMIC_RELAXED); }
+
+__attribute__((noinline)) static void use_0(void) { snprintf(b0, sizeof b0, "n=%d", seven); }
+__attribute__((noinline)) static void use_1(void) { fprintf(sink, "<%s>", s1); }
+__attribute__((noinline)) static void use_2(void) { sprintf(b2, "%d-%s", seven, "seven"); }
+__attribute__((noinline)) static void use_3(void) {
+  char tmp[8];
+  snprintf(tmp, sizeof tmp, "abc%n", &n3);
+}
+__attribute__((noinline)) static void use_4(void) {
+  if (!fgets(b4, sizeof b4, lines)) abort();
+}
+__attribute__((noinline)) static void use_5(void) { fwrite(o5, 1, 8, sink); }
+__attribute__((noinline)) static void use_6(void) {
+  if (fread(b6, 1, 8, blocks) != 8) abort();
+}
+__attribute__((noinline)) static void use_7(void) {
+  if (getline(&line7, &n7, gl) < 0) abort();
+}
+__attribute__((noinline)) static void use_8(void) { fputs(s8, sink); }
+__attribute__((noinline)) static void use_9(void) { printf("%.2s|%d\n", s9, seven); }
+
+static void (*const uses[USES])(void) = {use_0, use_1, use_2, use_3, use_4,
+                                         use_5, use_6, use_7, use_8, use_9};
+static void *run(void *arg) {
+  const int k = (int)(long)arg;
+  wait_flag(&ready[k]);
+  uses[k]();
+  fflush(0);
+  raise_flag(&done[k]);
+  return 0;
+}
+
+static FILE *file_of(const char *text) {
+  FILE *f = tmpfile();
+  if (!f || fputs(text, f) < 0 || fseek(f, 0, SEEK_SET)) abort();
+  return f;
+}
+
+int main(void) {
+  sink = fopen("/dev/null", "w");
+  lines = file_of("first line\nsecond\n");
+  blocks = file_of("ABCDEFGHIJ");
+  gl = file_of("a getline line\n");
+  if (!sink) return 1;
+  pthread_t t[USES];
+  for (long k = 0; k < USES; k++) pthread_create(&t[k], 0, run, (void *)k);
+  /* main's accesses before a use: writes of what the use reads */
+  s1[2] = 'C';
+  o5[3] = '3';
+  s8[1] = 'P';
+  s9[1] = 'Y';
+  s9[4] = 0;
+  for (int k = 0; k < USES; k++) raise_flag(&ready[k]);
+  /* after a use: reads of what it stored */
+  int sum = 0;
+  wait_flag(&done[0]), sum += b0[1];
+  wait_flag(&done[2]), sum += b2[3];
+  wait_flag(&done[3]), sum += n3;
+  wait_flag(&done[4]), sum += b4[1];
+  wait_flag(&done[6]), sum += b6[2];
+  wait_flag(&done[7]), sum += (int)n7;
+  for (int k = 0; k < USES; k++) pthread_join(t[k], 0);
+  printf("stdio done %d\n", sum > 0);
+  free(line7);
+  return 0;
+}
