@@ -13,7 +13,10 @@
  *    too), and asprintf's new string;
  *  - fread, fgets, getline and getdelim: the bytes they stored (and the
  *    pointer and size getline may replace); fwrite, fputs and puts: the
- *    bytes they read; with the _unlocked and fortified variants.
+ *    bytes they read; with the _unlocked and fortified variants;
+ *  - the scanf family (scanf, fscanf, sscanf, their v-forms, and the
+ *    __isoc99_ names a C99 build calls): the format and sscanf's input
+ *    read, then what the call assigned written.
  * A format with positional arguments (%1$s) has its arguments recorded up
  * to the first of them.  Wide strings (%ls) are not recorded.
  *
@@ -331,3 +334,128 @@ DC_EXPORT ssize_t getline(char **line, size_t *n, FILE *f) {
   if (watching()) got_line(line, n, r, PC());
   return r;
 }
+
+/* ------------------------------------------------------------ the scanf family */
+/* What a scanf format stored, given that the call assigned r conversions
+ * (recorded after it): each target of the first r assigning conversions,
+ * by its type's size (a string's: what was stored, the terminator too;
+ * %c's: its width), and each %n target that the scan surely reached (an
+ * assignment after it).  %m's target is the pointer to the new string.
+ * Wide targets (%ls, %lc, %l[) are not recorded.  ap: as before the call;
+ * walked on a copy. */
+static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
+  va_list ap;
+  va_copy(ap, ap0);
+  int k = 0; /* assignments seen */
+  for (const char *c = fmt; *c && k <= r; c++) {
+    if (*c != '%') continue;
+    c++;
+    if (*c == '%') continue;
+    const int skip = *c == '*';
+    if (skip) c++;
+    long width = 0;
+    while (*c >= '0' && *c <= '9') width = width * 10 + (*c++ - '0');
+    if (*c == '$') break; /* positional */
+    const int alloc = *c == 'm';
+    if (alloc) c++;
+    int len = 0; /* 1 h, 2 hh, 3 l, 4 ll (q j z t), 5 L */
+    for (;; c++) {
+      if (*c == 'h') len = len == 1 ? 2 : 1;
+      else if (*c == 'l') len = len == 3 ? 4 : 3;
+      else if (*c == 'q' || *c == 'j' || *c == 'z' || *c == 't') len = 4;
+      else if (*c == 'L') len = 5;
+      else break;
+    }
+    size_t size = 0; /* of a fixed-size target */
+    int text = 0;    /* a string target: s [ (1), c (2) */
+    switch (*c) {
+    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+      size = len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : 4;
+      break;
+    case 'a': case 'A': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
+      size = len == 5 ? sizeof(long double) : len == 3 ? 8 : 4;
+      break;
+    case 'p':
+      size = sizeof(void *);
+      break;
+    case 's':
+      text = 1;
+      break;
+    case '[':
+      text = 1;
+      c++;
+      if (*c == '^') c++;
+      if (*c == ']') c++;
+      while (*c && *c != ']') c++;
+      if (!*c) goto out;
+      break;
+    case 'c':
+      text = 2;
+      break;
+    case 'n':
+      if (!skip) {
+        void *p = va_arg(ap, void *);
+        if (k < r) writes(p, len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : sizeof(int), pc);
+      }
+      continue;
+    default:
+      goto out;
+    }
+    if (skip) continue;
+    void *p = va_arg(ap, void *);
+    if (++k > r) break;
+    if (alloc) size = sizeof(char *);
+    if (size) {
+      writes(p, size, pc);
+    } else if (len != 3) { /* narrow text */
+      writes(p, text == 2 ? (size_t)(width ? width : 1) : dc_strlen(p) + 1, pc);
+    }
+  }
+out:
+  va_end(ap);
+}
+
+/* Each interceptor: the input string (sscanf's) and the format read before
+ * the call, the stores after.  Defined under C names of their own (id) with
+ * the symbols' names in asm labels: a C99 build's <stdio.h> names sscanf
+ * __isoc99_sscanf, and both are libc's.  id (src, fmt, ...) is symbol sym
+ * and vid (src, fmt, ap) symbol vsym; both call the real vreal; str: the
+ * source is a string. */
+#define SCANF(id, sym, vsym, vreal, src_t, str)                                   \
+  static int id##_body(src_t src, const char *fmt, va_list ap, uintptr_t pc) {    \
+    REAL(int, vreal, src_t, const char *, va_list);                               \
+    const int w = watching();                                                     \
+    if (w) {                                                                      \
+      if (str) reads((const void *)src, dc_strlen((const char *)src) + 1, pc);    \
+      reads(fmt, dc_strlen(fmt) + 1, pc);                                         \
+    }                                                                             \
+    va_list aq; /* (the real call walks ap: the stores are found on a copy) */    \
+    va_copy(aq, ap);                                                              \
+    const int r = real_##vreal(src, fmt, ap);                                     \
+    if (w && r > 0) scan_stores(fmt, aq, r, pc);                                  \
+    va_end(aq);                                                                   \
+    return r;                                                                     \
+  }                                                                               \
+  SCANF_ENTRIES(id, sym, vsym, (src_t src, const char *fmt), (src, fmt))
+#define SCANF_ENTRIES(id, sym, vsym, params, args)                                \
+  DC_EXPORT int id(STDIO_UNPAREN params, ...) __asm__(sym);                       \
+  DC_EXPORT int id(STDIO_UNPAREN params, ...) {                                   \
+    va_list ap;                                                                   \
+    va_start(ap, fmt);                                                            \
+    const int r = id##_body(STDIO_UNPAREN args, ap, PC());                        \
+    va_end(ap);                                                                   \
+    return r;                                                                     \
+  }                                                                               \
+  DC_EXPORT int v##id(STDIO_UNPAREN params, va_list ap) __asm__(vsym);            \
+  DC_EXPORT int v##id(STDIO_UNPAREN params, va_list ap) {                         \
+    return id##_body(STDIO_UNPAREN args, ap, PC());                               \
+  }
+SCANF(dc_sscanf, "sscanf", "vsscanf", vsscanf, const char *, 1)
+SCANF(dc_isoc99_sscanf, "__isoc99_sscanf", "__isoc99_vsscanf", __isoc99_vsscanf, const char *, 1)
+SCANF(dc_fscanf, "fscanf", "vfscanf", vfscanf, FILE *, 0)
+SCANF(dc_isoc99_fscanf, "__isoc99_fscanf", "__isoc99_vfscanf", __isoc99_vfscanf, FILE *, 0)
+/* scanf (fmt, ...) is fscanf (stdin, fmt, ...) */
+#define dc_scanf_body(fmt, ap, pc) dc_fscanf_body(stdin, fmt, ap, pc)
+#define dc_isoc99_scanf_body(fmt, ap, pc) dc_isoc99_fscanf_body(stdin, fmt, ap, pc)
+SCANF_ENTRIES(dc_scanf, "scanf", "vscanf", (const char *fmt), (fmt))
+SCANF_ENTRIES(dc_isoc99_scanf, "__isoc99_scanf", "__isoc99_vscanf", (const char *fmt), (fmt))

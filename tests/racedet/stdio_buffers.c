@@ -14,11 +14,15 @@
  *   use_8  fputs reads s8; main wrote s8[1] before
  *   use_9  printf("%.2s|%d") reads s9's first two bytes; main wrote s9[1]
  *          before (and s9[4], past the precision: no race)
- * Ten races; before these interceptors, none was found.
+ *   use_10 sscanf's %s stores into w10; main then reads w10[1]
+ *   use_11 fscanf's %4c stores 4 bytes into c11; main then reads c11[3]
+ *   use_12 sscanf("%d %d") of "12 x" stores a12 only; main then reads
+ *          a12, and b12 (not stored: no race)
+ * Thirteen races; before these interceptors, none was found.
  *
  * EXPECT: race
- * EXPECT-COUNT: 10
- * EXPECT-EVERY: 10 use
+ * EXPECT-COUNT: 13
+ * EXPECT-EVERY: 13 use
  * EXPECT-STDOUT: stdio done
  */
 #define _GNU_SOURCE
@@ -27,12 +31,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define USES 10
+#define USES 13
 static int ready[USES], done[USES]; /* atomic, relaxed: order nothing */
-static FILE *sink, *lines, *blocks, *gl;
+static FILE *sink, *lines, *blocks, *gl, *words;
 static char b0[16], s1[16] = "abcdef", b2[16], b4[16], o5[16] = "0123456789", b6[16],
             s8[16] = "fputs", s9[16] = "xyzw";
-static int n3;
+static char w10[8], c11[8];
+static int n3, n10, a12, b12;
 static size_t n7;
 static char *line7;
 static volatile int seven = 7; /* not a constant: sprintf stays a call */
@@ -61,9 +66,18 @@ __attribute__((noinline)) static void use_7(void) {
 }
 __attribute__((noinline)) static void use_8(void) { fputs(s8, sink); }
 __attribute__((noinline)) static void use_9(void) { printf("%.2s|%d\n", s9, seven); }
+__attribute__((noinline)) static void use_10(void) {
+  if (sscanf("7 seven", "%d %7s", &n10, w10) != 2) abort();
+}
+__attribute__((noinline)) static void use_11(void) {
+  if (fscanf(words, "%4c", c11) != 1) abort();
+}
+__attribute__((noinline)) static void use_12(void) {
+  if (sscanf("12 x", "%d %d", &a12, &b12) != 1) abort();
+}
 
-static void (*const uses[USES])(void) = {use_0, use_1, use_2, use_3, use_4,
-                                         use_5, use_6, use_7, use_8, use_9};
+static void (*const uses[USES])(void) = {use_0, use_1, use_2, use_3,  use_4,  use_5, use_6,
+                                         use_7, use_8, use_9, use_10, use_11, use_12};
 static void *run(void *arg) {
   const int k = (int)(long)arg;
   wait_flag(&ready[k]);
@@ -84,6 +98,7 @@ int main(void) {
   lines = file_of("first line\nsecond\n");
   blocks = file_of("ABCDEFGHIJ");
   gl = file_of("a getline line\n");
+  words = file_of("wxyz");
   if (!sink) return 1;
   pthread_t t[USES];
   for (long k = 0; k < USES; k++) pthread_create(&t[k], 0, run, (void *)k);
@@ -102,6 +117,10 @@ int main(void) {
   wait_flag(&done[4]), sum += b4[1];
   wait_flag(&done[6]), sum += b6[2];
   wait_flag(&done[7]), sum += (int)n7;
+  wait_flag(&done[10]), sum += w10[1];
+  wait_flag(&done[11]), sum += c11[3];
+  wait_flag(&done[12]), sum += a12;
+  sum += b12;
   for (int k = 0; k < USES; k++) pthread_join(t[k], 0);
   printf("stdio done %d\n", sum > 0);
   free(line7);
