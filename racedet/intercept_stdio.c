@@ -48,6 +48,24 @@ static size_t bounded_len(const char *s, long max) { /* max < 0: none */
   return k;
 }
 
+/* The length modifier of a printf or scanf conversion at *c, which moves
+ * past it: 0 none, 1 h, 2 hh, 3 l, 4 ll (q j z Z t), 5 L. */
+static int length_of(const char **c) {
+  int len = 0;
+  for (;; (*c)++) {
+    const char m = **c;
+    if (m == 'h') len = len == 1 ? 2 : 1;
+    else if (m == 'l') len = len == 3 ? 4 : 3;
+    else if (m == 'q' || m == 'j' || m == 'z' || m == 'Z' || m == 't') len = 4;
+    else if (m == 'L') len = 5;
+    else return len;
+  }
+}
+/* the size of an integer (and %n) target with length modifier len */
+static size_t int_size(int len) {
+  return len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : sizeof(int);
+}
+
 /* ------------------------------------------------------------ the format */
 /* What a printf format with these arguments reads and writes (recorded
  * before the call): the format itself, each %s string, each %n target.
@@ -78,14 +96,7 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
         for (prec = 0; *c >= '0' && *c <= '9'; c++) prec = prec * 10 + (*c - '0');
       }
     }
-    int len = 0; /* 1 h, 2 hh, 3 l, 4 ll (q j z Z t), 5 L */
-    for (;; c++) {
-      if (*c == 'h') len = len == 1 ? 2 : 1;
-      else if (*c == 'l') len = len == 3 ? 4 : 3;
-      else if (*c == 'q' || *c == 'j' || *c == 'z' || *c == 'Z' || *c == 't') len = 4;
-      else if (*c == 'L') len = 5;
-      else break;
-    }
+    const int len = length_of(&c);
     switch (*c) {
     case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'c': case 'C':
       if (len >= 3 && *c != 'c' && *c != 'C') (void)va_arg(ap, long long);
@@ -112,7 +123,7 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
       break;
     case 'n': {
       void *p = va_arg(ap, void *);
-      writes(p, len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : sizeof(int), pc);
+      writes(p, int_size(len), pc);
       break;
     }
     case 'm':
@@ -130,6 +141,13 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
 static void stored(const char *s, int r, size_t room, uintptr_t pc) {
   if (r < 0 || room == 0) return;
   writes(s, (size_t)r + 1 < room ? (size_t)r + 1 : room, pc);
+}
+
+/* asprintf's: the pointer to the new string of r characters, and the string */
+static void made_string(char **sp, int r, uintptr_t pc) {
+  if (r < 0) return;
+  writes(sp, sizeof *sp, pc);
+  stored(*sp, r, (size_t)-1, pc);
 }
 
 /* Each interceptor of the family: formats are recorded before the real
@@ -156,10 +174,7 @@ static int v_asprintf(char **sp, const char *fmt, va_list ap, uintptr_t pc) {
   const int w = watching();
   if (w) format_args(fmt, ap, pc);
   const int r = real_vasprintf(sp, fmt, ap);
-  if (w && r >= 0) {
-    writes(sp, sizeof *sp, pc);
-    stored(*sp, r, (size_t)-1, pc);
-  }
+  if (w) made_string(sp, r, pc);
   return r;
 }
 static int v_fprintf(FILE *f, const char *fmt, va_list ap, uintptr_t pc) {
@@ -198,10 +213,7 @@ static int v_asprintf_chk(char **sp, int flag, const char *fmt, va_list ap, uint
   const int w = watching();
   if (w) format_args(fmt, ap, pc);
   const int r = real___vasprintf_chk(sp, flag, fmt, ap);
-  if (w && r >= 0) {
-    writes(sp, sizeof *sp, pc);
-    stored(*sp, r, (size_t)-1, pc);
-  }
+  if (w) made_string(sp, r, pc);
   return r;
 }
 static int v_fprintf_chk(FILE *f, int flag, const char *fmt, va_list ap, uintptr_t pc) {
@@ -358,19 +370,12 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     if (*c == '$') break; /* positional */
     const int alloc = *c == 'm';
     if (alloc) c++;
-    int len = 0; /* 1 h, 2 hh, 3 l, 4 ll (q j z t), 5 L */
-    for (;; c++) {
-      if (*c == 'h') len = len == 1 ? 2 : 1;
-      else if (*c == 'l') len = len == 3 ? 4 : 3;
-      else if (*c == 'q' || *c == 'j' || *c == 'z' || *c == 't') len = 4;
-      else if (*c == 'L') len = 5;
-      else break;
-    }
+    const int len = length_of(&c);
     size_t size = 0; /* of a fixed-size target */
     int text = 0;    /* a string target: s [ (1), c (2) */
     switch (*c) {
     case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
-      size = len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : 4;
+      size = int_size(len);
       break;
     case 'a': case 'A': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
       size = len == 5 ? sizeof(long double) : len == 3 ? 8 : 4;
@@ -395,7 +400,7 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     case 'n':
       if (!skip) {
         void *p = va_arg(ap, void *);
-        if (k < r) writes(p, len == 2 ? 1 : len == 1 ? 2 : len >= 3 ? 8 : sizeof(int), pc);
+        if (k < r) writes(p, int_size(len), pc);
       }
       continue;
     default:
