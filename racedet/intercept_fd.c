@@ -150,6 +150,14 @@ static void iov_range(const struct iovec *v, int cnt, size_t n, int is_write, ui
   }
 }
 #define ALL ((size_t)-1)
+/* the buffers of n messages of sendmmsg (all of each, is_write 0) or of
+ * recvmmsg (what each message received: its msg_len) */
+static void mmsg_range(const struct mmsghdr *m, unsigned n, int is_write, uintptr_t pc) {
+  if (!m || !watching()) return;
+  for (unsigned i = 0; i < n; i++)
+    iov_range(m[i].msg_hdr.msg_iov, (int)m[i].msg_hdr.msg_iovlen, is_write ? m[i].msg_len : ALL,
+              is_write, pc);
+}
 
 /* buf: what the call reads of the caller's memory, recorded before it */
 #define WRITE_LIKE(ret, name, params, fd, args, buf)                              \
@@ -199,7 +207,7 @@ WRITE_LIKE(ssize_t, sendto,
 WRITE_LIKE(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), fd, (fd, m, f),
            if (m) iov_range(m->msg_iov, (int)m->msg_iovlen, ALL, 0, PC()))
 WRITE_LIKE(int, sendmmsg, (int fd, struct mmsghdr *m, unsigned n, int f), fd, (fd, m, n, f),
-           (void)0)
+           mmsg_range(m, n, 0, PC()))
 WRITE_LIKE(int, eventfd_write, (int fd, eventfd_t v), fd, (fd, v), (void)0)
 
 READ_LIKE(ssize_t, read, (int fd, void *b, size_t n), fd, (fd, b, n), FILLS(b, r))
@@ -229,6 +237,9 @@ READ_LIKE(ssize_t, recvfrom,
           (fd, b, n, f, a, l), FILLS(b, r))
 READ_LIKE(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), fd, (fd, m, f),
           iov_range(m->msg_iov, (int)m->msg_iovlen, (size_t)r, 1, PC()))
+READ_LIKE(int, recvmmsg,
+          (int fd, struct mmsghdr *m, unsigned n, int f, struct timespec *t), fd,
+          (fd, m, n, f, t), mmsg_range(m, (unsigned)r, 1, PC()))
 READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v), FILLS(v, sizeof *v))
 
 /* epoll: what a thread registers (epoll_ctl, often with a pointer to its
