@@ -26,7 +26,7 @@ DC_EXPORT void dacce_log(const dacce_ctx *c, const char *tag) {
   }
   char line[512];
   int n = dc_snprintf(line, sizeof line, "ctx %s %u %u %llu %u %u\n", tag && *tag ? tag : "-",
-                   c->ts, c->node, (unsigned long long)c->id, c->cc, c->thread);
+                      c->ts, c->node, (unsigned long long)c->id, c->cc, c->thread);
   if (n > 0) (void)!dc_write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
@@ -43,7 +43,8 @@ typedef struct out {
 static void out_flush(out *o) {
   if (o->f) {
     static size_t (*real_fwrite)(const void *, size_t, size_t, FILE *);
-    if (!real_fwrite) real_fwrite = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
+    if (!real_fwrite)
+      real_fwrite = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
     if (real_fwrite && o->n) real_fwrite(o->b, 1, o->n, o->f);
   } else {
     dc_write_all(o->fd, o->b, o->n);
@@ -87,7 +88,7 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     if (a + p->p_memsz > hi) hi = a + p->p_memsz;
   }
   if (hi > lo) outf(f, "module %#lx %#lx %#lx %s\n", (unsigned long)info->dlpi_addr,
-                       (unsigned long)lo, (unsigned long)hi, name);
+                    (unsigned long)lo, (unsigned long)hi, name);
   return 0;
 }
 
@@ -115,7 +116,7 @@ void dc_dump_write(const char *path) {
   for (uint32_t i = 1; i < nC; i++) {
     const dc_ccnode *c = dc_cc_at(i);
     outf(f, "cc %u %llu %u %u %u\n", i, (unsigned long long)c->id, c->edge, c->count,
-            c->parent);
+         c->parent);
   }
   for (uint32_t t = 0; t < nD; t++) {
     const dc_dict *d = dc_dicts[t];
@@ -133,7 +134,7 @@ void dc_dump_write(const char *path) {
     }
     const dacce_ctx *c = &r->created_at;
     outf(f, "thread %u %u %u %llu %u %u %#lx\n", s, c->ts, c->node, (unsigned long long)c->id,
-            c->cc, c->thread, (unsigned long)r->created_pc);
+         c->cc, c->thread, (unsigned long)r->created_pc);
   }
   outf(f, "end\n");
   out_flush(f);
@@ -174,7 +175,7 @@ DC_EXPORT void dacce_print(const dacce_ctx *c, FILE *stream) {
   for (int i = 0; i < n; i++) {
     if (frames[i].flags & DACCE_FRAME_CREATE)
       outf(&o, "  thread T%u was created by T%u at:\n", i ? frames[i - 1].thread : 0,
-              frames[i].thread);
+           frames[i].thread);
     outf(&o, "    #%d ", i);
     print_pc(&o, frames[i].function);
     if (frames[i].callsite) {

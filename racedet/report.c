@@ -472,8 +472,8 @@ static const char *thread_name(uint32_t tid) {
 static const char *tlabel(uint32_t tid, char *tmp, int capital) {
   if (tid == 0) return capital ? "Main thread" : "main thread";
   const char *name = thread_name(tid);
-  dc_snprintf(tmp, 96, "%s T%u%s%s%s", capital ? "Thread" : "thread", tid, *name ? " '" : "", name,
-           *name ? "'" : "");
+  dc_snprintf(tmp, 96, "%s T%u%s%s%s", capital ? "Thread" : "thread", tid, *name ? " '" : "",
+              name, *name ? "'" : "");
   return tmp;
 }
 static const char *tname(uint32_t tid, char *tmp) { return tlabel(tid, tmp, 0); }
@@ -1091,8 +1091,9 @@ static int put_record(const char *line, size_t n, int close_after) {
  * not a report: no acknowledgement).  Returns whether it was told. */
 int rd_report_verdict(int failed, int verdict) {
   char line[96];
-  int n = dc_snprintf(line, sizeof line, "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
-                   (int)getpid(), failed, verdict);
+  int n = dc_snprintf(line, sizeof line,
+                      "{\"kind\":\"verdict\",\"pid\":%d,\"failed\":%d,\"verdict\":%d}\n",
+                      (int)getpid(), failed, verdict);
   return put_record(line, (size_t)n, 0);
 }
 
