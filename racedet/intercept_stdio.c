@@ -18,7 +18,9 @@
  *    __isoc99_ names a C99 build calls): the format and sscanf's input
  *    read, then what the call assigned written.
  * A format with positional arguments (%1$s) has its arguments recorded up
- * to the first of them.  Wide strings (%ls) are not recorded.
+ * to the first of them.  A wide string (%ls) printed with a precision is
+ * not recorded (the precision counts bytes of its conversion, not wide
+ * characters).
  *
  * The runtime calls none of these itself (it formats with dc_snprintf,
  * encoder/common.c; tests/scripts/check_runtime_calls.sh), so the
@@ -46,6 +48,11 @@ static size_t bounded_len(const char *s, long max) { /* max < 0: none */
   size_t k = 0;
   while ((max < 0 || (long)k < max) && s[k]) k++;
   return k;
+}
+static size_t wide_size(const wchar_t *s) { /* in bytes, with the terminator */
+  size_t k = 0;
+  while (s[k]) k++;
+  return (k + 1) * sizeof *s;
 }
 
 /* The length modifier of a printf or scanf conversion at *c, which moves
@@ -107,17 +114,20 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
       else (void)va_arg(ap, double);
       break;
     case 's':
-      if (len == 3) {
-        (void)va_arg(ap, wchar_t *);
-      } else {
+      if (len != 3) {
         const char *s = va_arg(ap, const char *);
         if (s) {
           const size_t k = bounded_len(s, prec);
           reads(s, prec >= 0 && (long)k == prec ? k : k + 1, pc);
         }
+        break;
       }
+      __attribute__((fallthrough)); /* %ls is %S */
+    case 'S': {
+      const wchar_t *s = va_arg(ap, const wchar_t *);
+      if (s && prec < 0) reads(s, wide_size(s), pc);
       break;
-    case 'S':
+    }
     case 'p':
       (void)va_arg(ap, void *);
       break;
@@ -353,8 +363,8 @@ DC_EXPORT ssize_t getline(char **line, size_t *n, FILE *f) {
  * by its type's size (a string's: what was stored, the terminator too;
  * %c's: its width), and each %n target that the scan surely reached (an
  * assignment after it).  %m's target is the pointer to the new string.
- * Wide targets (%ls, %lc, %l[) are not recorded.  ap: as before the call;
- * walked on a copy. */
+ * Wide targets (%ls or %S, %lc or %C, %l[) count in wide characters.  ap:
+ * as before the call; walked on a copy. */
 static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
   va_list ap;
   va_copy(ap, ap0);
@@ -373,6 +383,7 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     const int len = length_of(&c);
     size_t size = 0; /* of a fixed-size target */
     int text = 0;    /* a string target: s [ (1), c (2) */
+    int wide = len == 3;
     switch (*c) {
     case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
       size = int_size(len);
@@ -397,6 +408,12 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     case 'c':
       text = 2;
       break;
+    case 'S':
+      text = 1, wide = 1;
+      break;
+    case 'C':
+      text = 2, wide = 1;
+      break;
     case 'n':
       if (!skip) {
         void *p = va_arg(ap, void *);
@@ -412,8 +429,10 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     if (alloc) size = sizeof(char *);
     if (size) {
       writes(p, size, pc);
-    } else if (len != 3) { /* narrow text */
-      writes(p, text == 2 ? (size_t)(width ? width : 1) : dc_strlen(p) + 1, pc);
+    } else if (text == 2) { /* %c: width characters, no terminator */
+      writes(p, (size_t)(width ? width : 1) * (wide ? sizeof(wchar_t) : 1), pc);
+    } else {
+      writes(p, wide ? wide_size(p) : dc_strlen(p) + 1, pc);
     }
   }
 out:

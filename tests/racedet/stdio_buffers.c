@@ -18,11 +18,16 @@
  *   use_11 fscanf's %4c stores 4 bytes into c11; main then reads c11[3]
  *   use_12 sscanf("%d %d") of "12 x" stores a12 only; main then reads
  *          a12, and b12 (not stored: no race)
- * Thirteen races; before these interceptors, none was found.
+ *   use_13 fprintf("%ls") reads the wide string w13; main wrote w13[2]
+ *          before
+ *   use_14 sscanf's %ls stores the wide string "abc" into w14; main then
+ *          reads w14[2] (bytes 8 to 11: no race if it were counted in
+ *          bytes)
+ * Fifteen races; before these interceptors, none was found.
  *
  * EXPECT: race
- * EXPECT-COUNT: 13
- * EXPECT-EVERY: 13 use
+ * EXPECT-COUNT: 15
+ * EXPECT-EVERY: 15 use
  * EXPECT-STDOUT: stdio done
  */
 #define _GNU_SOURCE
@@ -30,14 +35,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <wchar.h>
 
-#define USES 13
+#define USES 15
 static int ready[USES], done[USES]; /* atomic, relaxed: order nothing */
 static FILE *sink, *lines, *blocks, *gl, *words;
 static char b0[16], s1[16] = "abcdef", b2[16], b4[16], o5[16] = "0123456789", b6[16],
             s8[16] = "fputs", s9[16] = "xyzw";
 static char w10[8], c11[8];
 static int n3, n10, a12, b12;
+static wchar_t w13[8] = L"wide", w14[8];
 static size_t n7;
 static char *line7;
 static volatile int seven = 7; /* not a constant: sprintf stays a call */
@@ -75,9 +82,14 @@ __attribute__((noinline)) static void use_11(void) {
 __attribute__((noinline)) static void use_12(void) {
   if (sscanf("12 x", "%d %d", &a12, &b12) != 1) abort();
 }
+__attribute__((noinline)) static void use_13(void) { fprintf(sink, "<%ls>", w13); }
+__attribute__((noinline)) static void use_14(void) {
+  if (sscanf("abc", "%7ls", w14) != 1) abort();
+}
 
-static void (*const uses[USES])(void) = {use_0, use_1, use_2, use_3,  use_4,  use_5, use_6,
-                                         use_7, use_8, use_9, use_10, use_11, use_12};
+static void (*const uses[USES])(void) = {use_0, use_1, use_2,  use_3,  use_4,
+                                         use_5, use_6, use_7,  use_8,  use_9,
+                                         use_10, use_11, use_12, use_13, use_14};
 static void *run(void *arg) {
   const int k = (int)(long)arg;
   wait_flag(&ready[k]);
@@ -108,6 +120,7 @@ int main(void) {
   s8[1] = 'P';
   s9[1] = 'Y';
   s9[4] = 0;
+  w13[2] = L'D';
   for (int k = 0; k < USES; k++) raise_flag(&ready[k]);
   /* after a use: reads of what it stored */
   int sum = 0;
@@ -121,6 +134,7 @@ int main(void) {
   wait_flag(&done[11]), sum += c11[3];
   wait_flag(&done[12]), sum += a12;
   sum += b12;
+  wait_flag(&done[14]), sum += (int)w14[2];
   for (int k = 0; k < USES; k++) pthread_join(t[k], 0);
   printf("stdio done %d\n", sum > 0);
   free(line7);
