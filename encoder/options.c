@@ -24,10 +24,27 @@ static int dc_key_is(const char *key, size_t klen, const char *name) {
   return i == klen && !name[i];
 }
 
+/* a non-negative int, decimal, 0x hex or 0 octal, as strtol's base 0 reads
+ * it (the runtime calls no strtol: it would be the program's, intercepted) */
+static int digit_of(char c, int base) {
+  const int d = c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : 99;
+  return d < base ? d : -1;
+}
 static int parse_int(const char *v, int *out) {
-  char *end;
-  long x = strtol(v, &end, 0);
-  if (!*v || *end || x < 0 || x > 0x7fffffff) return -1;
+  const char *c = v;
+  while (*c == ' ' || (*c >= '\t' && *c <= '\r')) c++;
+  if (*c == '+') c++;
+  int base = 10;
+  if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X') && digit_of(c[2], 16) >= 0) base = 16, c += 2;
+  else if (c[0] == '0') base = 8;
+  if (digit_of(*c, base) < 0) return -1;
+  long long x = 0;
+  for (int d; (d = digit_of(*c, base)) >= 0; c++)
+    if ((x = x * base + d) > 0x7fffffff) return -1;
+  if (*c) return -1;
   *out = (int)x;
   return 0;
 }

@@ -5,6 +5,8 @@
  * symbols), and skips its own accesses anyway (in_runtime). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,3 +359,59 @@ DC_EXPORT char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
   if (real_strlen(d) + real_strnlen(s, n) < room) strncat_ranges(d, s, n, PC());
   return real___strncat_chk(d, s, n, room);
 }
+
+/* Number parsing: strtol and its kin read the characters they parsed and
+ * the one that ended the number (after none parsed: the first), and write
+ * the end pointer when asked for it, as ThreadSanitizer records them.
+ * atoi and friends are theirs without the end pointer (an optimised build
+ * calls strtol for them already, through glibc's inline atoi).  The
+ * call's errno (ERANGE) is kept. */
+static void parsed(const char *s, const char *end, char **endp, uintptr_t pc) {
+  const int e = errno;
+  if (watching()) {
+    read_bytes(s, (size_t)(end - s) + 1, pc);
+    if (endp) rd_range((uintptr_t)endp, sizeof *endp, 1, pc);
+  }
+  errno = e;
+}
+#define STRTO_INT(ret, name)                                                      \
+  DC_EXPORT ret name(const char *s, char **endp, int base) {                      \
+    REAL(ret, name, const char *, char **, int);                                  \
+    char *end;                                                                    \
+    const ret r = real_##name(s, &end, base);                                     \
+    parsed(s, end, endp, PC());                                                   \
+    if (endp) *endp = end;                                                        \
+    return r;                                                                     \
+  }
+#define STRTO_FLOAT(ret, name)                                                    \
+  DC_EXPORT ret name(const char *s, char **endp) {                                \
+    REAL(ret, name, const char *, char **);                                       \
+    char *end;                                                                    \
+    const ret r = real_##name(s, &end);                                           \
+    parsed(s, end, endp, PC());                                                   \
+    if (endp) *endp = end;                                                        \
+    return r;                                                                     \
+  }
+STRTO_INT(long, strtol)
+STRTO_INT(unsigned long, strtoul)
+STRTO_INT(long long, strtoll)
+STRTO_INT(unsigned long long, strtoull)
+STRTO_INT(intmax_t, strtoimax)
+STRTO_INT(uintmax_t, strtoumax)
+STRTO_FLOAT(double, strtod)
+STRTO_FLOAT(float, strtof)
+STRTO_FLOAT(long double, strtold)
+/* atoi (s) is (int)strtol (s, 0, 10), and so on */
+#define ATO(ret, name, parse_ret, parse, types, args)                             \
+  DC_EXPORT ret name(const char *s) {                                             \
+    REAL(parse_ret, parse, LIBC_UNPAREN types);                                   \
+    char *end;                                                                    \
+    const ret r = (ret)real_##parse args;                                         \
+    parsed(s, end, 0, PC());                                                      \
+    return r;                                                                     \
+  }
+#define LIBC_UNPAREN(...) __VA_ARGS__
+ATO(int, atoi, long, strtol, (const char *, char **, int), (s, &end, 10))
+ATO(long, atol, long, strtol, (const char *, char **, int), (s, &end, 10))
+ATO(long long, atoll, long long, strtoll, (const char *, char **, int), (s, &end, 10))
+ATO(double, atof, double, strtod, (const char *, char **), (s, &end))
