@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -39,17 +40,17 @@ static void wait_flag(int *f) {
 }
 
 __attribute__((noinline)) static void use_0(void) {
-  if (read(p_in[0], in, sizeof in) != (ssize_t)sizeof in) return;
+  if (read(p_in[0], in, sizeof in) != (ssize_t)sizeof in) abort();
   __atomic_store_n(&filled, 1, __ATOMIC_RELAXED);
 }
 __attribute__((noinline)) static void use_1(void) {
   wait_flag(&out_ready);
-  if (write(p_out[1], out, sizeof out) != (ssize_t)sizeof out) return;
+  if (write(p_out[1], out, sizeof out) != (ssize_t)sizeof out) abort();
   __atomic_store_n(&written, 1, __ATOMIC_RELAXED);
 }
 __attribute__((noinline)) static void use_2(void) {
   struct iovec v[2] = {{va, sizeof va}, {vb, sizeof vb}};
-  if (readv(p_v[0], v, 2) != 16) return;
+  if (readv(p_v[0], v, 2) != 16) abort();
   __atomic_store_n(&vfilled, 1, __ATOMIC_RELAXED);
 }
 /* two messages, from or into a and b */
@@ -62,7 +63,7 @@ __attribute__((noinline)) static void use_3(void) {
   struct mmsghdr m[2];
   struct iovec v[2];
   two(m, v, r0, r1);
-  if (recvmmsg(s_in[0], m, 2, MSG_WAITFORONE, 0) != 2) return;
+  if (recvmmsg(s_in[0], m, 2, 0, 0) != 2) abort(); /* (waits for both) */
   __atomic_store_n(&mfilled, 1, __ATOMIC_RELAXED);
 }
 __attribute__((noinline)) static void use_4(void) {
@@ -70,7 +71,7 @@ __attribute__((noinline)) static void use_4(void) {
   struct iovec v[2];
   two(m, v, m0, m1);
   wait_flag(&m_ready);
-  if (sendmmsg(s_out[1], m, 2, 0) != 2) return;
+  if (sendmmsg(s_out[1], m, 2, 0) != 2) abort();
   __atomic_store_n(&msent, 1, __ATOMIC_RELAXED);
 }
 static void *reader(void *arg) {
