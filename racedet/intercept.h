@@ -16,6 +16,15 @@ static inline int watching(void) {
   return t && !t->in_runtime && !t->rd.ignore_accesses;
 }
 
+/* A range of the caller's memory that an intercepted call read or wrote,
+ * recorded at pc (the caller checks watching()); an empty one is nothing. */
+static inline void read_range(const void *p, size_t n, uintptr_t pc) {
+  if (n) rd_range((uintptr_t)p, n, 0, pc);
+}
+static inline void write_range(const void *p, size_t n, uintptr_t pc) {
+  if (n) rd_range((uintptr_t)p, n, 1, pc);
+}
+
 /* real_NAME: the function this interceptor hides, found on first use */
 #define REAL(ret, name, ...)                                                      \
   static ret (*real_##name)(__VA_ARGS__);                                         \

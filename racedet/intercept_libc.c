@@ -26,7 +26,7 @@ static void copy_ranges(const void *d, const void *s, size_t n, uintptr_t pc) {
   if (watching() && n) record_copy(d, s, n, pc);
 }
 static void set_range(const void *d, size_t n, uintptr_t pc) {
-  if (watching() && n) rd_range((uintptr_t)d, n, 1, pc);
+  if (watching()) write_range(d, n, pc);
 }
 static void strcpy_ranges(const char *d, const char *s, uintptr_t pc) {
   if (watching()) record_copy(d, s, str_size(s), pc);
@@ -180,30 +180,27 @@ DC_EXPORT char *strdup(const char *s) {
  * where it stopped (the match, or the terminator); clang turns
  * `memcmp(...) == 0` into bcmp, and gcc a strcpy whose end is used into
  * stpcpy, so even code that never names these calls them. */
-static void read_bytes(const void *p, size_t n, uintptr_t pc) {
-  if (n) rd_range((uintptr_t)p, n, 0, pc);
-}
 DC_EXPORT size_t strnlen(const char *s, size_t n) {
   REAL(size_t, strnlen, const char *, size_t);
   const size_t r = real_strnlen(s, n);
-  if (watching()) read_bytes(s, r < n ? r + 1 : n, PC());
+  if (watching()) read_range(s, r < n ? r + 1 : n, PC());
   return r;
 }
 DC_EXPORT char *strrchr(const char *s, int c) {
   REAL(char *, strrchr, const char *, int);
-  if (watching()) read_bytes(s, str_size(s), PC());
+  if (watching()) read_range(s, str_size(s), PC());
   return real_strrchr(s, c);
 }
 DC_EXPORT char *strchrnul(const char *s, int c) {
   REAL(char *, strchrnul, const char *, int);
   char *r = real_strchrnul(s, c);
-  if (watching()) read_bytes(s, (size_t)(r - s) + 1, PC());
+  if (watching()) read_range(s, (size_t)(r - s) + 1, PC());
   return r;
 }
 DC_EXPORT void *memchr(const void *s, int c, size_t n) {
   REAL(void *, memchr, const void *, int, size_t);
   void *r = real_memchr(s, c, n);
-  if (watching()) read_bytes(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, PC());
+  if (watching()) read_range(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, PC());
   return r;
 }
 DC_EXPORT void *memrchr(const void *s, int c, size_t n) {
@@ -211,7 +208,7 @@ DC_EXPORT void *memrchr(const void *s, int c, size_t n) {
   void *r = real_memrchr(s, c, n);
   if (watching()) {
     const char *from = r ? (const char *)r : (const char *)s;
-    read_bytes(from, n - (size_t)(from - (const char *)s), PC());
+    read_range(from, n - (size_t)(from - (const char *)s), PC());
   }
   return r;
 }
@@ -220,8 +217,8 @@ DC_EXPORT char *strstr(const char *h, const char *nd) {
   char *r = real_strstr(h, nd);
   if (watching()) {
     const size_t nn = str_size(nd);
-    read_bytes(nd, nn, PC());
-    read_bytes(h, r ? (size_t)(r - h) + nn - 1 : str_size(h), PC());
+    read_range(nd, nn, PC());
+    read_range(h, r ? (size_t)(r - h) + nn - 1 : str_size(h), PC());
   }
   return r;
 }
@@ -231,8 +228,8 @@ DC_EXPORT char *strstr(const char *h, const char *nd) {
     REAL(size_t, name, const char *, const char *);                               \
     const size_t r = real_##name(s, set);                                         \
     if (watching()) {                                                             \
-      read_bytes(set, str_size(set), PC());                                       \
-      read_bytes(s, r + 1, PC());                                                 \
+      read_range(set, str_size(set), PC());                                       \
+      read_range(s, r + 1, PC());                                                 \
     }                                                                             \
     return r;                                                                     \
   }
@@ -242,8 +239,8 @@ DC_EXPORT char *strpbrk(const char *s, const char *set) {
   REAL(char *, strpbrk, const char *, const char *);
   char *r = real_strpbrk(s, set);
   if (watching()) {
-    read_bytes(set, str_size(set), PC());
-    read_bytes(s, r ? (size_t)(r - s) + 1 : str_size(s), PC());
+    read_range(set, str_size(set), PC());
+    read_range(s, r ? (size_t)(r - s) + 1 : str_size(s), PC());
   }
   return r;
 }
@@ -257,8 +254,8 @@ static void read_casecmp(const char *a, const char *b, size_t limit, uintptr_t p
     if ((x | (x - 'A' < 26u ? 32u : 0u)) != (y | (y - 'A' < 26u ? 32u : 0u))) break;
   }
   const size_t n = i < limit ? i + 1 : limit;
-  read_bytes(a, n, pc);
-  read_bytes(b, n, pc);
+  read_range(a, n, pc);
+  read_range(b, n, pc);
 }
 DC_EXPORT int strcasecmp(const char *a, const char *b) {
   REAL(int, strcasecmp, const char *, const char *);
@@ -273,15 +270,15 @@ DC_EXPORT int strncasecmp(const char *a, const char *b, size_t n) {
 DC_EXPORT int bcmp(const void *a, const void *b, size_t n) {
   REAL(int, bcmp, const void *, const void *, size_t);
   if (watching()) {
-    read_bytes(a, n, PC());
-    read_bytes(b, n, PC());
+    read_range(a, n, PC());
+    read_range(b, n, PC());
   }
   return real_bcmp(a, b, n);
 }
 DC_EXPORT char *strndup(const char *s, size_t n) {
   REAL(size_t, strnlen, const char *, size_t);
   const size_t k = real_strnlen(s, n);
-  if (watching()) read_bytes(s, k < n ? k + 1 : n, PC());
+  if (watching()) read_range(s, k < n ? k + 1 : n, PC());
   char *d = malloc(k + 1);
   if (d) {
     REAL(void *, memcpy, void *, const void *, size_t);
@@ -297,8 +294,8 @@ static void strncat_ranges(const char *d, const char *s, size_t n, uintptr_t pc)
   REAL(size_t, strnlen, const char *, size_t);
   if (!watching()) return;
   const size_t dn = real_strlen(d), k = real_strnlen(s, n);
-  read_bytes(d, dn, pc);
-  read_bytes(s, k < n ? k + 1 : n, pc);
+  read_range(d, dn, pc);
+  read_range(s, k < n ? k + 1 : n, pc);
   rd_range((uintptr_t)d + dn, k + 1, 1, pc);
 }
 DC_EXPORT char *strncat(char *d, const char *s, size_t n) {
@@ -369,8 +366,8 @@ DC_EXPORT char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
 static void parsed(const char *s, const char *end, char **endp, uintptr_t pc) {
   const int e = errno;
   if (watching()) {
-    read_bytes(s, (size_t)(end - s) + 1, pc);
-    if (endp) rd_range((uintptr_t)endp, sizeof *endp, 1, pc);
+    read_range(s, (size_t)(end - s) + 1, pc);
+    if (endp) write_range(endp, sizeof *endp, pc);
   }
   errno = e;
 }

@@ -38,12 +38,6 @@
 #undef fgets_unlocked
 #undef fputs_unlocked
 
-static void reads(const void *p, size_t n, uintptr_t pc) {
-  if (n) rd_range((uintptr_t)p, n, 0, pc);
-}
-static void writes(const void *p, size_t n, uintptr_t pc) {
-  if (n) rd_range((uintptr_t)p, n, 1, pc);
-}
 static size_t bounded_len(const char *s, long max) { /* max < 0: none */
   size_t k = 0;
   while ((max < 0 || (long)k < max) && s[k]) k++;
@@ -80,7 +74,7 @@ static size_t int_size(int len) {
 static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
   va_list ap;
   va_copy(ap, ap0);
-  reads(fmt, dc_strlen(fmt) + 1, pc);
+  read_range(fmt, dc_strlen(fmt) + 1, pc);
   for (const char *c = fmt; *c; c++) {
     if (*c != '%') continue;
     c++;
@@ -118,14 +112,14 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
         const char *s = va_arg(ap, const char *);
         if (s) {
           const size_t k = bounded_len(s, prec);
-          reads(s, prec >= 0 && (long)k == prec ? k : k + 1, pc);
+          read_range(s, prec >= 0 && (long)k == prec ? k : k + 1, pc);
         }
         break;
       }
       __attribute__((fallthrough)); /* %ls is %S */
     case 'S': {
       const wchar_t *s = va_arg(ap, const wchar_t *);
-      if (s && prec < 0) reads(s, wide_size(s), pc);
+      if (s && prec < 0) read_range(s, wide_size(s), pc);
       break;
     }
     case 'p':
@@ -133,7 +127,7 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
       break;
     case 'n': {
       void *p = va_arg(ap, void *);
-      writes(p, int_size(len), pc);
+      write_range(p, int_size(len), pc);
       break;
     }
     case 'm':
@@ -150,13 +144,13 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
  * (room (size_t)-1: unbounded), and the terminator */
 static void stored(const char *s, int r, size_t room, uintptr_t pc) {
   if (r < 0 || room == 0) return;
-  writes(s, (size_t)r + 1 < room ? (size_t)r + 1 : room, pc);
+  write_range(s, (size_t)r + 1 < room ? (size_t)r + 1 : room, pc);
 }
 
 /* asprintf's: the pointer to the new string of r characters, and the string */
 static void made_string(char **sp, int r, uintptr_t pc) {
   if (r < 0) return;
-  writes(sp, sizeof *sp, pc);
+  write_range(sp, sizeof *sp, pc);
   stored(*sp, r, (size_t)-1, pc);
 }
 
@@ -290,7 +284,7 @@ VFORM(__vdprintf_chk, (int fd, int flag, const char *fmt), v_dprintf_chk, (fd, f
   DC_EXPORT size_t name params {                                                  \
     REAL(size_t, name, STDIO_UNPAREN params);                                     \
     const size_t r = real_##name args;                                            \
-    if (watching()) writes(p, r * (size), PC());                                  \
+    if (watching()) write_range(p, r * (size), PC());                                  \
     return r;                                                                     \
   }
 FREAD(fread, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size)
@@ -304,7 +298,7 @@ FREAD(__fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *
 #define FWRITE(name)                                                              \
   DC_EXPORT size_t name(const void *p, size_t size, size_t n, FILE *f) {          \
     REAL(size_t, name, const void *, size_t, size_t, FILE *);                     \
-    if (watching() && size && n <= (size_t)-1 / size) reads(p, size * n, PC());   \
+    if (watching() && size && n <= (size_t)-1 / size) read_range(p, size * n, PC());   \
     return real_##name(p, size, n, f);                                            \
   }
 FWRITE(fwrite)
@@ -315,7 +309,7 @@ FWRITE(fwrite_unlocked)
   DC_EXPORT char *name params {                                                   \
     REAL(char *, name, STDIO_UNPAREN params);                                     \
     char *r = real_##name args;                                                   \
-    if (r && watching()) writes(s, dc_strlen(s) + 1, PC());                       \
+    if (r && watching()) write_range(s, dc_strlen(s) + 1, PC());                       \
     return r;                                                                     \
   }
 FGETS(fgets, (char *s, int n, FILE *f), (s, n, f), s)
@@ -327,7 +321,7 @@ FGETS(__fgets_unlocked_chk, (char *s, size_t room, int n, FILE *f), (s, room, n,
 #define FPUTS(name, params, args, s)                                              \
   DC_EXPORT int name params {                                                     \
     REAL(int, name, STDIO_UNPAREN params);                                        \
-    if (watching()) reads(s, dc_strlen(s) + 1, PC());                             \
+    if (watching()) read_range(s, dc_strlen(s) + 1, PC());                             \
     return real_##name args;                                                      \
   }
 FPUTS(fputs, (const char *s, FILE *f), (s, f), s)
@@ -337,9 +331,9 @@ FPUTS(puts, (const char *s), (s), s)
 /* getline and getdelim may replace the buffer and its size, and store the
  * line and its terminator */
 static void got_line(char **line, size_t *n, ssize_t r, uintptr_t pc) {
-  writes(line, sizeof *line, pc);
-  writes(n, sizeof *n, pc);
-  if (r > 0) writes(*line, (size_t)r + 1, pc);
+  write_range(line, sizeof *line, pc);
+  write_range(n, sizeof *n, pc);
+  if (r > 0) write_range(*line, (size_t)r + 1, pc);
 }
 #define GETDELIM(name)                                                            \
   DC_EXPORT ssize_t name(char **line, size_t *n, int delim, FILE *f) {            \
@@ -417,7 +411,7 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     case 'n':
       if (!skip) {
         void *p = va_arg(ap, void *);
-        if (k < r) writes(p, int_size(len), pc);
+        if (k < r) write_range(p, int_size(len), pc);
       }
       continue;
     default:
@@ -428,11 +422,11 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
     if (++k > r) break;
     if (alloc) size = sizeof(char *);
     if (size) {
-      writes(p, size, pc);
+      write_range(p, size, pc);
     } else if (text == 2) { /* %c: width characters, no terminator */
-      writes(p, (size_t)(width ? width : 1) * (wide ? sizeof(wchar_t) : 1), pc);
+      write_range(p, (size_t)(width ? width : 1) * (wide ? sizeof(wchar_t) : 1), pc);
     } else {
-      writes(p, wide ? wide_size(p) : dc_strlen(p) + 1, pc);
+      write_range(p, wide ? wide_size(p) : dc_strlen(p) + 1, pc);
     }
   }
 out:
@@ -450,8 +444,8 @@ out:
     REAL(int, vreal, src_t, const char *, va_list);                               \
     const int w = watching();                                                     \
     if (w) {                                                                      \
-      if (str) reads((const void *)src, dc_strlen((const char *)src) + 1, pc);    \
-      reads(fmt, dc_strlen(fmt) + 1, pc);                                         \
+      if (str) read_range((const void *)src, dc_strlen((const char *)src) + 1, pc);    \
+      read_range(fmt, dc_strlen(fmt) + 1, pc);                                         \
     }                                                                             \
     va_list aq; /* (the real call walks ap: the stores are found on a copy) */    \
     va_copy(aq, ap);                                                              \
