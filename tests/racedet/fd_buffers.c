@@ -74,29 +74,9 @@ __attribute__((noinline)) static void use_4(void) {
   if (sendmmsg(s_out[1], m, 2, 0) != 2) abort();
   __atomic_store_n(&msent, 1, __ATOMIC_RELAXED);
 }
-static void *reader(void *arg) {
-  (void)arg;
-  use_0();
-  return 0;
-}
-static void *sender(void *arg) {
-  (void)arg;
-  use_1();
-  return 0;
-}
-static void *vreader(void *arg) {
-  (void)arg;
-  use_2();
-  return 0;
-}
-static void *mreader(void *arg) {
-  (void)arg;
-  use_3();
-  return 0;
-}
-static void *msender(void *arg) {
-  (void)arg;
-  use_4();
+static void (*const uses[])(void) = {use_0, use_1, use_2, use_3, use_4};
+static void *run(void *use) {
+  uses[(long)use]();
   return 0;
 }
 
@@ -105,11 +85,7 @@ int main(void) {
   if (socketpair(AF_UNIX, SOCK_DGRAM, 0, s_in) || socketpair(AF_UNIX, SOCK_DGRAM, 0, s_out))
     return 1;
   pthread_t t[5];
-  pthread_create(&t[0], 0, reader, 0);
-  pthread_create(&t[1], 0, sender, 0);
-  pthread_create(&t[2], 0, vreader, 0);
-  pthread_create(&t[3], 0, mreader, 0);
-  pthread_create(&t[4], 0, msender, 0);
+  for (long k = 0; k < 5; k++) pthread_create(&t[k], 0, run, (void *)k);
   if (write(p_in[1], "0123456789abcdef", 16) != 16) return 1;
   if (write(p_v[1], "0123456789abcdef", 16) != 16) return 1;
   if (send(s_in[1], "wxy", 4, 0) != 4 || send(s_in[1], "xyz", 4, 0) != 4) return 1;

@@ -18,22 +18,14 @@
  * EXPECT-STDOUT: parsed ok
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define USES 7
-static int ready[USES], done[USES]; /* atomic, relaxed: order nothing */
 static char n0[8] = "10", n1[8] = "11", n2[8] = "2.5", n3[8] = "30", n4[8] = "4.5",
             n5[8] = "55x", n6[8] = "12ab";
 static char *e5;
 static long got[USES];
-
-static void wait_flag(int *f) {
-  while (!__atomic_load_n(f, __ATOMIC_RELAXED)) usleep(1000);
-}
-static void raise_flag(int *f) { __atomic_store_n(f, 1, __ATOMIC_RELAXED); }
 
 __attribute__((noinline)) static void use_0(void) { got[0] = strtol(n0, 0, 10); }
 __attribute__((noinline)) static void use_1(void) { got[1] = (long)strtoull(n1, 0, 0); }
@@ -44,27 +36,20 @@ __attribute__((noinline)) static void use_5(void) { got[5] = strtol(n5, &e5, 10)
 __attribute__((noinline)) static void use_6(void) { got[6] = strtol(n6, 0, 10); }
 
 static void (*const uses[USES])(void) = {use_0, use_1, use_2, use_3, use_4, use_5, use_6};
-static void *run(void *arg) {
-  const int k = (int)(long)arg;
-  wait_flag(&ready[k]);
-  uses[k]();
-  raise_flag(&done[k]);
-  return 0;
-}
+#include "use_threads.h"
 
 int main(void) {
-  pthread_t t[USES];
-  for (long k = 0; k < USES; k++) pthread_create(&t[k], 0, run, (void *)k);
+  start_uses();
   n0[1] = '3';
   n1[0] = '2';
   n2[2] = '0';
   n3[1] = '1';
   n4[0] = '5';
   n6[3] = 'c';
-  for (int k = 0; k < USES; k++) raise_flag(&ready[k]);
+  let_uses_run();
   wait_flag(&done[5]);
   const int end_at = (int)(e5 - n5);
-  for (int k = 0; k < USES; k++) pthread_join(t[k], 0);
+  join_uses();
   /* 13 21 4 31 11 55 12, and the end of "55x" at 2 */
   const int ok = got[0] == 13 && got[1] == 21 && got[2] == 4 && got[3] == 31 && got[4] == 11 &&
                  got[5] == 55 && got[6] == 12 && end_at == 2;

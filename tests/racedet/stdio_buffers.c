@@ -31,14 +31,11 @@
  * EXPECT-STDOUT: stdio done
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <wchar.h>
 
 #define USES 15
-static int ready[USES], done[USES]; /* atomic, relaxed: order nothing */
 static FILE *sink, *lines, *blocks, *gl, *words;
 static char b0[16], s1[16] = "abcdef", b2[16], b4[16], o5[16] = "0123456789", b6[16],
             s8[16] = "fputs", s9[16] = "xyzw";
@@ -48,11 +45,6 @@ static wchar_t w13[8] = L"wide", w14[8];
 static size_t n7;
 static char *line7;
 static volatile int seven = 7; /* not a constant: sprintf stays a call */
-
-static void wait_flag(int *f) {
-  while (!__atomic_load_n(f, __ATOMIC_RELAXED)) usleep(1000);
-}
-static void raise_flag(int *f) { __atomic_store_n(f, 1, __ATOMIC_RELAXED); }
 
 __attribute__((noinline)) static void use_0(void) { snprintf(b0, sizeof b0, "n=%d", seven); }
 __attribute__((noinline)) static void use_1(void) { fprintf(sink, "<%s>", s1); }
@@ -90,14 +82,7 @@ __attribute__((noinline)) static void use_14(void) {
 static void (*const uses[USES])(void) = {use_0, use_1, use_2,  use_3,  use_4,
                                          use_5, use_6, use_7,  use_8,  use_9,
                                          use_10, use_11, use_12, use_13, use_14};
-static void *run(void *arg) {
-  const int k = (int)(long)arg;
-  wait_flag(&ready[k]);
-  uses[k]();
-  fflush(0);
-  raise_flag(&done[k]);
-  return 0;
-}
+#include "use_threads.h"
 
 static FILE *file_of(const char *text) {
   FILE *f = tmpfile();
@@ -112,8 +97,7 @@ int main(void) {
   gl = file_of("a getline line\n");
   words = file_of("wxyz");
   if (!sink) return 1;
-  pthread_t t[USES];
-  for (long k = 0; k < USES; k++) pthread_create(&t[k], 0, run, (void *)k);
+  start_uses();
   /* main's accesses before a use: writes of what the use reads */
   s1[2] = 'C';
   o5[3] = '3';
@@ -121,7 +105,7 @@ int main(void) {
   s9[1] = 'Y';
   s9[4] = 0;
   w13[2] = L'D';
-  for (int k = 0; k < USES; k++) raise_flag(&ready[k]);
+  let_uses_run();
   /* after a use: reads of what it stored */
   int sum = 0;
   wait_flag(&done[0]), sum += b0[1];
@@ -135,7 +119,7 @@ int main(void) {
   wait_flag(&done[12]), sum += a12;
   sum += b12;
   wait_flag(&done[14]), sum += (int)w14[2];
-  for (int k = 0; k < USES; k++) pthread_join(t[k], 0);
+  join_uses();
   printf("stdio done %d\n", sum > 0);
   free(line7);
   return 0;
