@@ -45,16 +45,24 @@ static void fill(char *p, int v) {
 
 static void *writer(void *arg) {
   (void)arg;
-  /* 0: munmap, then the raw system call at the same address */
-  char *p = map(0, 0);
-  fill(p, 1);
-  if (munmap(p, SIZE)) exit(2);
-  char *q = (char *)syscall(SYS_mmap, p, SIZE, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-  if (q != p) {
-    fprintf(stderr, "the address was taken in between\n");
-    exit(2);
-  }
+  /* 0: munmap, then the raw system call at the same address.  Another
+   * thread (the reader starting, the runtime's own bookkeeping) may map
+   * the freed address first; then the round starts again on a new
+   * mapping, a few times at most. */
+  char *p, *q;
+  int tries = 0;
+  do {
+    if (++tries > 20) {
+      fprintf(stderr, "the address was taken in between, 20 times\n");
+      exit(2);
+    }
+    p = map(0, 0);
+    fill(p, 1);
+    if (munmap(p, SIZE)) exit(2);
+    q = (char *)syscall(SYS_mmap, p, SIZE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (q != p && q != MAP_FAILED) syscall(SYS_munmap, q, SIZE);
+  } while (q != p);
   atomic_store_explicit(&ready[0], q, memory_order_relaxed);
   /* 1: MAP_FIXED over the mapping */
   p = map(0, 0);
