@@ -17,15 +17,15 @@
  *  - the scanf family (scanf, fscanf, sscanf, their v-forms, and the
  *    __isoc99_ names a C99 build calls): the format and sscanf's input
  *    read, then what the call assigned written.
- * A format with positional arguments (%1$s) has its arguments recorded up
- * to the first of them.  A wide string (%ls) printed with a precision is
- * not recorded (the precision counts bytes of its conversion, not wide
- * characters).
+ * Formats with positional arguments (%2$s, *3$) are followed by position,
+ * up to POS_MAX; a wide string (%ls) printed with a precision reads the
+ * characters whose conversion fits in the precision's bytes.
  *
  * The runtime calls none of these itself (it formats with dc_snprintf,
  * encoder/common.c; tests/scripts/check_runtime_calls.sh), so the
  * interceptors only ever see the program's calls. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <wchar.h>
@@ -68,6 +68,192 @@ static size_t int_size(int len) {
 }
 
 /* ------------------------------------------------------------ the format */
+/* Formats may name their arguments by position (%2$s, a width *3$),
+ * POSIX's way to reorder them for translations.  A position is read from
+ * the list once all the positions' types are known; up to POS_MAX of them
+ * (glibc takes 4096): a conversion whose argument lies further is not
+ * recorded. */
+#define POS_MAX 64
+
+/* At c, a position "n$" (n > 0): *n is set and the result is past it;
+ * else *n is 0 and c is returned. */
+static const char *position(const char *c, int *n) {
+  const char *d = c;
+  long v = 0;
+  while (*d >= '0' && *d <= '9' && v <= 1 << 20) v = v * 10 + (*d++ - '0');
+  *n = d > c && *d == '$' && v > 0 && v <= 1 << 20 ? (int)v : 0;
+  return *n ? d + 1 : c;
+}
+
+/* A printf conversion: its argument's position (0: the next one), where
+ * its width and precision come from (0: the format; -1: the next
+ * argument; n: argument n), its precision written as digits (-1: none),
+ * its length modifier (length_of) and its letter. */
+typedef struct {
+  int pos, wstar, pstar;
+  long prec;
+  int len;
+  char conv;
+} pconv;
+
+/* A star at c: from the next argument, or from argument n (*n$) */
+static const char *star_at(const char *c, int *from) {
+  int n;
+  c = position(c + 1, &n);
+  *from = n ? n : -1;
+  return c;
+}
+
+/* The next conversion of a printf format from c (which is past the last
+ * one), into *p; returns the address past it, or 0 at the format's end. */
+static const char *next_pconv(const char *c, pconv *p) {
+  for (;; c++) {
+    if (!*c) return 0;
+    if (*c == '%' && *++c != '%') break;
+  }
+  c = position(c, &p->pos);
+  while (*c == '-' || *c == '+' || *c == ' ' || *c == '#' || *c == '0' || *c == '\'' || *c == 'I')
+    c++;
+  p->wstar = p->pstar = 0;
+  p->prec = -1;
+  if (*c == '*') c = star_at(c, &p->wstar);
+  else while (*c >= '0' && *c <= '9') c++;
+  if (*c == '.') {
+    c++;
+    if (*c == '*') c = star_at(c, &p->pstar);
+    else for (p->prec = 0; *c >= '0' && *c <= '9'; c++) p->prec = p->prec * 10 + (*c - '0');
+  }
+  p->len = length_of(&c);
+  p->conv = *c;
+  return *c ? c + 1 : c;
+}
+
+/* what a conversion takes from the list */
+enum { A_NONE, A_INT, A_LONG, A_DOUBLE, A_LDOUBLE, A_PTR, A_UNKNOWN };
+static int pconv_type(const pconv *p) {
+  switch (p->conv) {
+  case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+    return p->len >= 3 ? A_LONG : A_INT;
+  case 'c': case 'C':
+    return A_INT;
+  case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+    return p->len == 5 ? A_LDOUBLE : A_DOUBLE;
+  case 's': case 'S': case 'p': case 'n':
+    return A_PTR;
+  case 'm':
+    return A_NONE;
+  default: /* not a conversion glibc knows: it prints the rest as text */
+    return A_UNKNOWN;
+  }
+}
+typedef union {
+  long long i;
+  void *p;
+} argval;
+static argval next_arg(va_list *ap, int type) {
+  argval v = {0};
+  switch (type) {
+  case A_INT: v.i = va_arg(*ap, int); break;
+  case A_LONG: v.i = va_arg(*ap, long long); break;
+  case A_DOUBLE: (void)va_arg(*ap, double); break;
+  case A_LDOUBLE: (void)va_arg(*ap, long double); break;
+  case A_PTR: v.p = va_arg(*ap, void *); break;
+  }
+  return v;
+}
+
+/* The bytes of a wide string that %ls with precision prec (in bytes of
+ * its multibyte conversion, whole characters only) surely read: the
+ * characters that fit, and the terminator when the string ended short of
+ * prec.  Converted as printf converts them (this thread's locale); a
+ * character that does not convert ends the call's output, and this. */
+static size_t wide_read(const wchar_t *s, long prec) {
+  mbstate_t st = {0};
+  char buf[MB_LEN_MAX];
+  long used = 0;
+  size_t k = 0;
+  for (; used < prec; k++) {
+    if (!s[k]) return (k + 1) * sizeof *s;
+    const size_t b = wcrtomb(buf, s[k], &st);
+    if (b == (size_t)-1 || used + (long)b > prec) break;
+    used += (long)b;
+  }
+  return k * sizeof *s;
+}
+
+/* What a conversion with argument a and precision prec (-1: none) reads
+ * or writes of the caller's memory: a string, a %n target. */
+static void pconv_access(const pconv *p, void *a, long prec, uintptr_t pc) {
+  if (!a) return;
+  if (p->conv == 's' && p->len != 3) {
+    const size_t k = bounded_len(a, prec);
+    read_range(a, prec >= 0 && (long)k == prec ? k : k + 1, pc);
+  } else if (p->conv == 's' || p->conv == 'S') { /* %ls is %S */
+    read_range(a, prec < 0 ? wide_size(a) : wide_read(a, prec), pc);
+  } else if (p->conv == 'n') {
+    write_range(a, int_size(p->len), pc);
+  }
+}
+
+/* The arguments in the list's order */
+static void sequential_args(const char *fmt, va_list *ap, uintptr_t pc) {
+  pconv p;
+  for (const char *c = fmt; (c = next_pconv(c, &p));) {
+    const int t = pconv_type(&p);
+    if (t == A_UNKNOWN || p.pos || p.wstar > 0 || p.pstar > 0) return;
+    if (p.wstar) next_arg(ap, A_INT);
+    long prec = p.prec;
+    if (p.pstar && (prec = next_arg(ap, A_INT).i) < 0) prec = -1;
+    pconv_access(&p, next_arg(ap, t).p, prec, pc);
+  }
+}
+
+/* type t for argument n of the list (0, or past POS_MAX: none); a second
+ * type for the same argument is no type at all */
+static void typed(unsigned char *types, int n, int t) {
+  if (n > 0 && n <= POS_MAX) types[n] = !types[n] || types[n] == t ? t : A_UNKNOWN;
+}
+
+/* The arguments by position: their types from the whole format, then
+ * their values from the list up to the first one left untyped, then the
+ * conversions.  A conversion without a position in such a format ends
+ * both walks (mixing them is undefined). */
+static void positional_args(const char *fmt, va_list *ap, uintptr_t pc) {
+  unsigned char types[POS_MAX + 1] = {0};
+  argval vals[POS_MAX + 1];
+  pconv p;
+  for (const char *c = fmt; (c = next_pconv(c, &p));) {
+    const int t = pconv_type(&p);
+    if (t == A_UNKNOWN || (!p.pos && t != A_NONE)) break;
+    typed(types, p.pos, t);
+    typed(types, p.wstar, A_INT);
+    typed(types, p.pstar, A_INT);
+  }
+  int have = 0;
+  while (have < POS_MAX && types[have + 1] && types[have + 1] != A_UNKNOWN) {
+    have++;
+    vals[have] = next_arg(ap, types[have]);
+  }
+  for (const char *c = fmt; (c = next_pconv(c, &p));) {
+    const int t = pconv_type(&p);
+    if (t == A_UNKNOWN || (!p.pos && t != A_NONE)) return;
+    long prec = p.prec;
+    if (p.pstar) {
+      if (p.pstar < 0 || p.pstar > have) continue; /* not known */
+      if ((prec = vals[p.pstar].i) < 0) prec = -1;
+    }
+    if (p.pos <= have) pconv_access(&p, vals[p.pos].p, prec, pc);
+  }
+}
+
+/* A format with a position anywhere takes its arguments by position */
+static int by_position(const char *fmt) {
+  pconv p;
+  for (const char *c = fmt; (c = next_pconv(c, &p));)
+    if (p.pos || p.wstar > 0 || p.pstar > 0) return 1;
+  return 0;
+}
+
 /* What a printf format with these arguments reads and writes (recorded
  * before the call): the format itself, each %s string, each %n target.
  * ap is walked on a copy; the caller's is left as it was. */
@@ -75,68 +261,8 @@ static void format_args(const char *fmt, va_list ap0, uintptr_t pc) {
   va_list ap;
   va_copy(ap, ap0);
   read_range(fmt, dc_strlen(fmt) + 1, pc);
-  for (const char *c = fmt; *c; c++) {
-    if (*c != '%') continue;
-    c++;
-    if (*c == '%') continue;
-    while (*c == '-' || *c == '+' || *c == ' ' || *c == '#' || *c == '0' || *c == '\'' || *c == 'I')
-      c++;
-    if (*c == '*') {
-      (void)va_arg(ap, int);
-      c++;
-    }
-    while (*c >= '0' && *c <= '9') c++;
-    if (*c == '$') break; /* positional: the order is not the list's */
-    long prec = -1;
-    if (*c == '.') {
-      c++;
-      if (*c == '*') {
-        prec = va_arg(ap, int);
-        c++;
-      } else {
-        for (prec = 0; *c >= '0' && *c <= '9'; c++) prec = prec * 10 + (*c - '0');
-      }
-    }
-    const int len = length_of(&c);
-    switch (*c) {
-    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'c': case 'C':
-      if (len >= 3 && *c != 'c' && *c != 'C') (void)va_arg(ap, long long);
-      else (void)va_arg(ap, int);
-      break;
-    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-      if (len == 5) (void)va_arg(ap, long double);
-      else (void)va_arg(ap, double);
-      break;
-    case 's':
-      if (len != 3) {
-        const char *s = va_arg(ap, const char *);
-        if (s) {
-          const size_t k = bounded_len(s, prec);
-          read_range(s, prec >= 0 && (long)k == prec ? k : k + 1, pc);
-        }
-        break;
-      }
-      __attribute__((fallthrough)); /* %ls is %S */
-    case 'S': {
-      const wchar_t *s = va_arg(ap, const wchar_t *);
-      if (s && prec < 0) read_range(s, wide_size(s), pc);
-      break;
-    }
-    case 'p':
-      (void)va_arg(ap, void *);
-      break;
-    case 'n': {
-      void *p = va_arg(ap, void *);
-      write_range(p, int_size(len), pc);
-      break;
-    }
-    case 'm':
-      break;
-    default: /* not a conversion glibc knows: it prints the rest as text */
-      va_end(ap);
-      return;
-    }
-  }
+  if (by_position(fmt)) positional_args(fmt, &ap, pc);
+  else sequential_args(fmt, &ap, pc);
   va_end(ap);
 }
 
@@ -352,84 +478,106 @@ DC_EXPORT ssize_t getline(char **line, size_t *n, FILE *f) {
 }
 
 /* ------------------------------------------------------------ the scanf family */
+/* A scanf conversion: its target's position (0: the next one), whether it
+ * assigns (no *) and allocates (%m), its width (0: none), the size of a
+ * fixed-size target (0: a string), a string's kind (s or [: 1; c: 2) and
+ * whether it is wide, and its letter. */
+typedef struct {
+  int pos, skip, alloc, text, wide;
+  long width;
+  size_t size;
+  char conv;
+} sconv;
+
+/* The next conversion of a scanf format from c, into *s; returns the
+ * address past it, or 0 at the format's end or at a conversion glibc does
+ * not know (the scan stops there). */
+static const char *next_sconv(const char *c, sconv *s) {
+  for (;; c++) {
+    if (!*c) return 0;
+    if (*c == '%' && *++c != '%') break;
+  }
+  c = position(c, &s->pos);
+  s->skip = *c == '*';
+  if (s->skip) c++;
+  for (s->width = 0; *c >= '0' && *c <= '9'; c++) s->width = s->width * 10 + (*c - '0');
+  s->alloc = *c == 'm';
+  if (s->alloc) c++;
+  const int len = length_of(&c);
+  s->size = 0;
+  s->text = 0;
+  s->wide = len == 3;
+  switch (s->conv = *c) {
+  case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'n':
+    s->size = int_size(len);
+    break;
+  case 'a': case 'A': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
+    s->size = len == 5 ? sizeof(long double) : len == 3 ? 8 : 4;
+    break;
+  case 'p':
+    s->size = sizeof(void *);
+    break;
+  case 's':
+    s->text = 1;
+    break;
+  case '[':
+    s->text = 1;
+    c++;
+    if (*c == '^') c++;
+    if (*c == ']') c++;
+    while (*c && *c != ']') c++;
+    if (!*c) return 0;
+    break;
+  case 'c':
+    s->text = 2;
+    break;
+  case 'S':
+    s->text = 1, s->wide = 1;
+    break;
+  case 'C':
+    s->text = 2, s->wide = 1;
+    break;
+  default:
+    return 0;
+  }
+  if (s->alloc) s->size = sizeof(char *);
+  return c + 1;
+}
+
 /* What a scanf format stored, given that the call assigned r conversions
  * (recorded after it): each target of the first r assigning conversions,
  * by its type's size (a string's: what was stored, the terminator too;
  * %c's: its width), and each %n target that the scan surely reached (an
  * assignment after it).  %m's target is the pointer to the new string.
- * Wide targets (%ls or %S, %lc or %C, %l[) count in wide characters.  ap:
- * as before the call; walked on a copy. */
+ * Wide targets (%ls or %S, %lc or %C, %l[) count in wide characters.  A
+ * format with positions (%2$d) has its targets, all pointers, read from
+ * the list first.  ap: as before the call; walked on a copy. */
 static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
   va_list ap;
   va_copy(ap, ap0);
+  sconv s;
+  int most = 0, have = 0; /* the furthest position; the targets read */
+  for (const char *c = fmt; (c = next_sconv(c, &s));)
+    if (s.pos > most) most = s.pos;
+  void *vals[POS_MAX + 1];
+  while (have < most && have < POS_MAX) vals[++have] = va_arg(ap, void *);
   int k = 0; /* assignments seen */
-  for (const char *c = fmt; *c && k <= r; c++) {
-    if (*c != '%') continue;
-    c++;
-    if (*c == '%') continue;
-    const int skip = *c == '*';
-    if (skip) c++;
-    long width = 0;
-    while (*c >= '0' && *c <= '9') width = width * 10 + (*c++ - '0');
-    if (*c == '$') break; /* positional */
-    const int alloc = *c == 'm';
-    if (alloc) c++;
-    const int len = length_of(&c);
-    size_t size = 0; /* of a fixed-size target */
-    int text = 0;    /* a string target: s [ (1), c (2) */
-    int wide = len == 3;
-    switch (*c) {
-    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
-      size = int_size(len);
-      break;
-    case 'a': case 'A': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
-      size = len == 5 ? sizeof(long double) : len == 3 ? 8 : 4;
-      break;
-    case 'p':
-      size = sizeof(void *);
-      break;
-    case 's':
-      text = 1;
-      break;
-    case '[':
-      text = 1;
-      c++;
-      if (*c == '^') c++;
-      if (*c == ']') c++;
-      while (*c && *c != ']') c++;
-      if (!*c) goto out;
-      break;
-    case 'c':
-      text = 2;
-      break;
-    case 'S':
-      text = 1, wide = 1;
-      break;
-    case 'C':
-      text = 2, wide = 1;
-      break;
-    case 'n':
-      if (!skip) {
-        void *p = va_arg(ap, void *);
-        if (k < r) write_range(p, int_size(len), pc);
-      }
+  for (const char *c = fmt; k <= r && (c = next_sconv(c, &s));) {
+    if (s.skip) continue;
+    void *p = !most ? va_arg(ap, void *) : s.pos && s.pos <= have ? vals[s.pos] : 0;
+    if (s.conv == 'n') {
+      if (p && k < r) write_range(p, s.size, pc);
       continue;
-    default:
-      goto out;
     }
-    if (skip) continue;
-    void *p = va_arg(ap, void *);
-    if (++k > r) break;
-    if (alloc) size = sizeof(char *);
-    if (size) {
-      write_range(p, size, pc);
-    } else if (text == 2) { /* %c: width characters, no terminator */
-      write_range(p, (size_t)(width ? width : 1) * (wide ? sizeof(wchar_t) : 1), pc);
+    if (++k > r || !p) continue;
+    if (s.size) {
+      write_range(p, s.size, pc);
+    } else if (s.text == 2) { /* %c: width characters, no terminator */
+      write_range(p, (size_t)(s.width ? s.width : 1) * (s.wide ? sizeof(wchar_t) : 1), pc);
     } else {
-      write_range(p, wide ? wide_size(p) : dc_strlen(p) + 1, pc);
+      write_range(p, s.wide ? wide_size(p) : dc_strlen(p) + 1, pc);
     }
   }
-out:
   va_end(ap);
 }
 
