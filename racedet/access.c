@@ -500,6 +500,59 @@ static inline int quick_subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
   return !p || (!(p & SH_FREED) && subsumed(r, p, cur));
 }
 
+/* A whole granule of a range that range_quick's cases do not settle: plane
+ * B in use, or plane A holding cells of other kinds (SQLite's pwrite reads
+ * a page buffer whose granules hold this thread's earlier writes of it;
+ * its pread writes over this thread's earlier reads and writes, in both
+ * planes).  When no cell conflicts and a plane-A cell can take the access
+ * (one it subsumes, else an empty or dead one, in the thread's order), the
+ * access goes there and every other cell it subsumes is emptied, as the
+ * full check does it, without its frame, its site lookup per granule and
+ * its rules for merging, trimming and eviction; anything else goes to the
+ * full check.  Counted at size 8000, SQLite's ranges sent 11.9 million
+ * whole-granule writes and 14.0 million reads to the full check, all but
+ * a few hundred thousand of them such.  c: the plane-A cells as seen; w:
+ * as in range_quick.  Returns whether the granule is done. */
+static DC_NOINLINE int range_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
+                                   uintptr_t pc, uint64_t a0, uint64_t a1, uint64_t *w) {
+  rd_thread *r = &t->rd;
+  const int b = sh_b_used(g);
+  const int n = b ? SH_CELLS : SH_CELLS_A;
+  uint64_t c[SH_CELLS] = {a0, a1, b ? sh_load(sh_cell_at(g, 2)) : 0,
+                          b ? sh_load(sh_cell_at(g, 3)) : 0};
+  unsigned sub = 0; /* the cells it subsumes (a freed mark conflicts) */
+#pragma GCC unroll 4
+  for (int k = 0; k < n; k++) {
+    if (conflicts(r, c[k], cur)) return 0;
+    if (c[k] && subsumed(r, c[k], cur)) sub |= 1u << k;
+  }
+  const int f = (int)(r->tid & 1);
+  int i;
+  if (sub >> f & 1) i = f;
+  else if (sub >> (f ^ 1) & 1) i = f ^ 1;
+  else if (!c[f] || rd_dead(c[f])) i = f;
+  else if (!c[f ^ 1] || rd_dead(c[f ^ 1])) i = f ^ 1;
+  else return 0;
+  if (!*w) {
+    if (r->sites_full) return 0; /* the full check renews first */
+    *w = cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT;
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < n; k++)
+    if (k != i && (sub >> k & 1)) clear_if(sh_cell_at(g, k), &c[k], 0);
+  if (!c[i]) sh_touch_ahead(g);
+  /* the second look: every other cell as left (a clear that failed left a
+   * cell changed since: refresh_rest checks it), plane B's bit as seen */
+  const uint64_t old = sh_swap(&g->c[i], *w);
+  uint64_t diff = old ^ c[i];
+#pragma GCC unroll 4
+  for (int k = 0; k < n; k++)
+    if (k != i) diff |= sh_load(sh_cell_at(g, k)) ^ c[k];
+  if (dc_unlikely(diff | (uint64_t)(sh_b_used(g) != b)))
+    refresh_rest(t, (uintptr_t)g | (uintptr_t)i, addr, cur, pc, old);
+  return 1;
+}
+
 /* A whole granule of a range that plane A does not cover (a0, a1: its
  * cells as seen), with plane B unused, in one of three cases that need no
  * rule of check_store_in: fresh (both cells empty: memory just allocated,
@@ -536,8 +589,8 @@ DC_INLINE int range_quick(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
      * weight); seen as empty from then on */
     i = !a0 ? 1 : !a1 ? 0 : (int)(r->tid & 1), seen = i ? a1 : a0, other = 0;
   else
-    return 0;
-  if (sh_b_used(g) || conflicts(r, other, cur)) return 0;
+    return range_store(t, g, addr, cur, pc, a0, a1, w);
+  if (sh_b_used(g) || conflicts(r, other, cur)) return range_store(t, g, addr, cur, pc, a0, a1, w);
   if (!*w) {
     if (r->sites_full) return 0; /* the full check renews first */
     *w = cur | (uint64_t)rd_site_of(t, pc) << SH_SITE_SHIFT;
