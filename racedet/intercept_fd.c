@@ -9,11 +9,16 @@
  *
  * The object is the file the descriptor refers to, not the descriptor: the
  * two ends of a pipe are two descriptors of one pipe inode, and a file may be
- * opened twice.  Its key comes from fstat (device and inode) at every call:
- * a cache by descriptor would go stale when libc closes one inside fclose
- * and the number is reused, which no interceptor sees (a syscall next to a
- * syscall; SQLite's thousands of pread/pwrite calls did not show in its
- * time).  Every socket shares one key (the two ends of a connection are
+ * opened twice.  Its key comes from fstat (device and inode) when the
+ * descriptor is made or first used, and is kept by number (fds[].key) until
+ * the number is closed: close, dup2 and dup3 onto it, and the calls that
+ * close a descriptor inside libc, which no close interceptor sees (fclose,
+ * freopen, pclose, closedir, fcloseall, close_range, closefrom, daemon's
+ * dup2s over 0-2), forget it.  A descriptor made unseen afterwards (fopen,
+ * fcntl's F_DUPFD) finds no key and asks fstat.  Until 2026-12-01 every
+ * call asked fstat, a system call as dear as the pread it came with (1.3
+ * us on the benchmark machine): SQLite made 185,000 of them a run.  Every
+ * socket shares one key (the two ends of a connection are
  * different inodes; TSan does the same), and so does every anonymous-inode
  * file (eventfd, timerfd and signalfd share the kernel's one inode).  A
  * descriptor fstat cannot see orders nothing.
@@ -30,10 +35,12 @@
  * the one last seen at that number, its history is dropped, as at a
  * creation.  Creation only drops the history; it is no access. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -63,7 +70,7 @@ static uintptr_t key_of(int fd) {
 /* ------------------------------------------------------------ descriptors */
 typedef struct fd_rec {
   uint64_t word;          /* the descriptor as a location (its shadow) */
-  _Atomic uintptr_t key;  /* the file it referred to when last seen */
+  _Atomic uintptr_t key;  /* the file's sync key, kept until a close (0: ask fstat) */
   uint32_t tid, ctx;      /* its creation, when seen (ctx 0: unknown) */
   uintptr_t pc;
 } fd_rec;
@@ -85,15 +92,30 @@ static void fd_fresh(int fd, uintptr_t k, dc_thread *t, uintptr_t pc, int seen) 
   atomic_store_explicit(&f->key, k, memory_order_release);
 }
 
-/* A use of fd at pc (a read; close: a write); returns the file's sync key. */
+/* A use of fd at pc (a read; close: a write); returns the file's sync key:
+ * the one kept for the number, else fstat's (a descriptor made unseen: its
+ * history goes, as at a creation). */
 static uintptr_t fd_use(int fd, int is_write, uintptr_t pc) {
-  const uintptr_t k = key_of(fd);
   dc_thread *t;
-  if (!k || !tracked(fd, &t)) return k;
+  if (!tracked(fd, &t)) return key_of(fd);
   fd_rec *f = &fds[fd];
-  if (atomic_load_explicit(&f->key, memory_order_acquire) != k) fd_fresh(fd, k, t, pc, 0);
+  uintptr_t k = atomic_load_explicit(&f->key, memory_order_acquire);
+  if (!k) {
+    if (!(k = key_of(fd))) return 0;
+    fd_fresh(fd, k, t, pc, 0);
+  }
   rd_access((uintptr_t)&f->word, sizeof f->word, is_write, pc);
   return k;
+}
+
+/* Descriptors [lo, hi] were closed (or replaced) where no interceptor saw
+ * it: their kept keys go, so that the next use asks fstat. */
+static void fds_closed(long lo, long hi) {
+  if (lo < 0) lo = 0;
+  if (hi >= RD_FD_MAX) hi = RD_FD_MAX - 1;
+  for (long fd = lo; fd <= hi; fd++)
+    if (atomic_load_explicit(&fds[fd].key, memory_order_relaxed))
+      atomic_store_explicit(&fds[fd].key, 0, memory_order_relaxed);
 }
 
 /* A read-like call on fd found nothing to read (EAGAIN): its use of the
@@ -265,7 +287,89 @@ EPOLL_WAIT(epoll_pwait, (int ep, struct epoll_event *e, int n, int t, const sigs
 DC_EXPORT int close(int fd) {
   REAL(int, close, int);
   fd_use(fd, 1, PC());
-  return real_close(fd);
+  const int r = real_close(fd);
+  const int e = errno;
+  fds_closed(fd, fd);
+  errno = e;
+  return r;
+}
+
+/* a stream's and a directory's descriptors (-1: none; the pointers may be
+ * null, whatever the headers say, and the real call reports it) */
+static int file_fd(FILE *f) { return f ? fileno(f) : -1; }
+static int dir_fd(DIR *d) { return d ? dirfd(d) : -1; }
+
+/* libc's calls that close descriptors inside: fd (its stream's, its
+ * directory's; -1: none) is closed after real (a call of the interceptor,
+ * whose result is r) */
+#define CLOSES_INSIDE(ret, name, params, args, fd_expr)                           \
+  DC_EXPORT ret name params {                                                     \
+    REAL(ret, name, FD_UNPAREN params);                                           \
+    const int fd = fd_expr;                                                       \
+    ret r = real_##name args;                                                     \
+    const int e = errno;                                                          \
+    fds_closed(fd, fd);                                                           \
+    errno = e;                                                                    \
+    return r;                                                                     \
+  }
+CLOSES_INSIDE(int, fclose, (FILE *f), (f), file_fd(f))
+CLOSES_INSIDE(int, pclose, (FILE *f), (f), file_fd(f))
+CLOSES_INSIDE(int, closedir, (DIR *d), (d), dir_fd(d))
+/* freopen closes the stream's descriptor and opens another, perhaps with
+ * the same number */
+DC_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f) {
+  REAL(FILE *, freopen, const char *, const char *, FILE *);
+  const int fd = file_fd(f);
+  FILE *r = real_freopen(path, mode, f);
+  const int e = errno;
+  fds_closed(fd, fd);
+  fds_closed(file_fd(r), file_fd(r));
+  errno = e;
+  return r;
+}
+DC_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f) {
+  REAL(FILE *, freopen64, const char *, const char *, FILE *);
+  const int fd = file_fd(f);
+  FILE *r = real_freopen64(path, mode, f);
+  const int e = errno;
+  fds_closed(fd, fd);
+  fds_closed(file_fd(r), file_fd(r));
+  errno = e;
+  return r;
+}
+DC_EXPORT int fcloseall(void) {
+  REAL(int, fcloseall, void);
+  const int r = real_fcloseall();
+  const int e = errno;
+  fds_closed(0, RD_FD_MAX - 1);
+  errno = e;
+  return r;
+}
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+DC_EXPORT int close_range(unsigned lo, unsigned hi, int flags) {
+  REAL(int, close_range, unsigned, unsigned, int);
+  const int r = real_close_range(lo, hi, flags);
+  const int e = errno;
+  if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+    fds_closed(lo < RD_FD_MAX ? (long)lo : RD_FD_MAX, hi < RD_FD_MAX ? (long)hi : RD_FD_MAX - 1);
+  errno = e;
+  return r;
+}
+DC_EXPORT void closefrom(int lo) {
+  REAL(void, closefrom, int);
+  real_closefrom(lo);
+  fds_closed(lo, RD_FD_MAX - 1);
+}
+/* daemon's child (the caller, on return) may have put /dev/null on 0-2 */
+DC_EXPORT int daemon(int nochdir, int noclose) {
+  REAL(int, daemon, int, int);
+  const int r = real_daemon(nochdir, noclose);
+  const int e = errno;
+  fds_closed(0, 2);
+  errno = e;
+  return r;
 }
 
 /* calls that return a new descriptor */

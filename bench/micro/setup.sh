@@ -26,3 +26,23 @@ timed() {
   [ "${t_r%% *}" = 0 ] || { echo "$NAME: the $t_b build ($*) exited with status ${t_r%% *}" >&2; exit 1; }
   echo "${t_r#* }"
 }
+
+# ns_rounds N RUNS: runs native, tsan and dacce round-robin RUNS times, each
+# with argument N; each prints "name N ns-per-round ..." (its third field);
+# prints the median ns per round of each and dacce-race's ratios.
+ns_rounds() {
+  r_i=0
+  while [ $r_i -lt "$2" ]; do
+    for r_b in native tsan dacce; do
+      echo "$r_b $("$w/$r_b" "$1" | awk '{print $3}')" >>"$w/ns"
+    done
+    r_i=$((r_i + 1))
+  done
+  python3 - "$w/ns" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+med = {b: statistics.median(float(r[1]) for r in rows if r[0] == b) for b in ("native", "tsan", "dacce")}
+print("ns per round (median): native %.0f, clang TSan %.0f, dacce-race %.0f" % (med["native"], med["tsan"], med["dacce"]))
+print("dacce-race / native %.2fx, dacce-race / clang TSan %.2fx" % (med["dacce"] / med["native"], med["dacce"] / med["tsan"]))
+PY
+}

@@ -11,17 +11,4 @@ RUNS=${3:-5}
 NAME=stdio.sh
 . "$(dirname "$0")/setup.sh"
 build stdio.c -O2
-i=0
-while [ $i -lt "$RUNS" ]; do
-  for b in native tsan dacce; do
-    echo "$b $("$w/$b" "$N" | awk '{print $3}')" >>"$w/ns"
-  done
-  i=$((i + 1))
-done
-python3 - "$w/ns" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-med = {b: statistics.median(float(r[1]) for r in rows if r[0] == b) for b in ("native", "tsan", "dacce")}
-print("ns per round (median): native %.0f, clang TSan %.0f, dacce-race %.0f" % (med["native"], med["tsan"], med["dacce"]))
-print("dacce-race / native %.2fx, dacce-race / clang TSan %.2fx" % (med["dacce"] / med["native"], med["dacce"] / med["tsan"]))
-PY
+ns_rounds "$N" "$RUNS"
