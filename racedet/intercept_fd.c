@@ -288,9 +288,7 @@ DC_EXPORT int close(int fd) {
   REAL(int, close, int);
   fd_use(fd, 1, PC());
   const int r = real_close(fd);
-  const int e = errno;
-  fds_closed(fd, fd);
-  errno = e;
+  fds_closed(fd, fd); /* (errno stays the call's) */
   return r;
 }
 
@@ -299,62 +297,49 @@ DC_EXPORT int close(int fd) {
 static int file_fd(FILE *f) { return f ? fileno(f) : -1; }
 static int dir_fd(DIR *d) { return d ? dirfd(d) : -1; }
 
-/* libc's calls that close descriptors inside: fd (its stream's, its
- * directory's; -1: none) is closed after real (a call of the interceptor,
- * whose result is r) */
-#define CLOSES_INSIDE(ret, name, params, args, fd_expr)                           \
+/* libc's calls that close descriptors inside: [lo, hi] after the real call
+ * (args), whose result is r */
+#define CLOSES_INSIDE(ret, name, params, args, lo, hi)                            \
+  DC_EXPORT ret name params {                                                     \
+    REAL(ret, name, FD_UNPAREN params);                                           \
+    ret r = real_##name args;                                                     \
+    fds_closed(lo, hi);                                                           \
+    return r;                                                                     \
+  }
+#define CLOSES_FD(ret, name, params, args, fd_expr)                               \
   DC_EXPORT ret name params {                                                     \
     REAL(ret, name, FD_UNPAREN params);                                           \
     const int fd = fd_expr;                                                       \
     ret r = real_##name args;                                                     \
-    const int e = errno;                                                          \
     fds_closed(fd, fd);                                                           \
-    errno = e;                                                                    \
     return r;                                                                     \
   }
-CLOSES_INSIDE(int, fclose, (FILE *f), (f), file_fd(f))
-CLOSES_INSIDE(int, pclose, (FILE *f), (f), file_fd(f))
-CLOSES_INSIDE(int, closedir, (DIR *d), (d), dir_fd(d))
-/* freopen closes the stream's descriptor and opens another, perhaps with
- * the same number */
-DC_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f) {
-  REAL(FILE *, freopen, const char *, const char *, FILE *);
-  const int fd = file_fd(f);
-  FILE *r = real_freopen(path, mode, f);
-  const int e = errno;
-  fds_closed(fd, fd);
-  fds_closed(file_fd(r), file_fd(r));
-  errno = e;
-  return r;
-}
-DC_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f) {
-  REAL(FILE *, freopen64, const char *, const char *, FILE *);
-  const int fd = file_fd(f);
-  FILE *r = real_freopen64(path, mode, f);
-  const int e = errno;
-  fds_closed(fd, fd);
-  fds_closed(file_fd(r), file_fd(r));
-  errno = e;
-  return r;
-}
-DC_EXPORT int fcloseall(void) {
-  REAL(int, fcloseall, void);
-  const int r = real_fcloseall();
-  const int e = errno;
-  fds_closed(0, RD_FD_MAX - 1);
-  errno = e;
-  return r;
-}
+CLOSES_FD(int, fclose, (FILE *f), (f), file_fd(f))
+CLOSES_FD(int, pclose, (FILE *f), (f), file_fd(f))
+CLOSES_FD(int, closedir, (DIR *d), (d), dir_fd(d))
+/* freopen closes the stream's descriptor and opens another (r's), perhaps
+ * with the same number */
+#define FREOPEN(name)                                                             \
+  DC_EXPORT FILE *name(const char *path, const char *mode, FILE *f) {             \
+    REAL(FILE *, name, const char *, const char *, FILE *);                       \
+    const int fd = file_fd(f);                                                    \
+    FILE *r = real_##name(path, mode, f);                                         \
+    fds_closed(fd, fd);                                                           \
+    fds_closed(file_fd(r), file_fd(r));                                           \
+    return r;                                                                     \
+  }
+FREOPEN(freopen)
+FREOPEN(freopen64)
+CLOSES_INSIDE(int, fcloseall, (void), (), 0, RD_FD_MAX - 1)
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
+/* (with CLOSE_RANGE_CLOEXEC nothing is closed yet; a call that failed may
+ * have closed some: forgetting a key costs only an fstat) */
 DC_EXPORT int close_range(unsigned lo, unsigned hi, int flags) {
   REAL(int, close_range, unsigned, unsigned, int);
   const int r = real_close_range(lo, hi, flags);
-  const int e = errno;
-  if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
-    fds_closed(lo < RD_FD_MAX ? (long)lo : RD_FD_MAX, hi < RD_FD_MAX ? (long)hi : RD_FD_MAX - 1);
-  errno = e;
+  if (!(flags & CLOSE_RANGE_CLOEXEC)) fds_closed(lo, hi);
   return r;
 }
 DC_EXPORT void closefrom(int lo) {
@@ -363,14 +348,7 @@ DC_EXPORT void closefrom(int lo) {
   fds_closed(lo, RD_FD_MAX - 1);
 }
 /* daemon's child (the caller, on return) may have put /dev/null on 0-2 */
-DC_EXPORT int daemon(int nochdir, int noclose) {
-  REAL(int, daemon, int, int);
-  const int r = real_daemon(nochdir, noclose);
-  const int e = errno;
-  fds_closed(0, 2);
-  errno = e;
-  return r;
-}
+CLOSES_INSIDE(int, daemon, (int nochdir, int noclose), (nochdir, noclose), 0, 2)
 
 /* calls that return a new descriptor */
 #define MAKES_FD(name, params, args)                                              \
