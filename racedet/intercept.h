@@ -5,6 +5,18 @@
 
 #include "racedet.h"
 
+/* The interceptors of libc's leaf functions (memory, string and number
+ * functions, stdio, descriptors: intercept_libc.c, intercept_stdio.c,
+ * intercept_fd.c) are weak, as ThreadSanitizer's interceptors are, so that
+ * a program that defines one itself (its own strlen, a compatibility
+ * daemon() or closefrom()) links, with its own definition, which is then
+ * not watched; strong, the runtime's made the link fail with a multiple
+ * definition (tests/racedet/own_libc_functions.c).  The interceptors that
+ * the runtime needs to work at all (threads, synchronisation, the heap,
+ * mappings, signals) stay strong: a program's own pthread_create or
+ * malloc is a link error, not a runtime that silently sees nothing. */
+#define DC_EXPORT_LEAF __attribute__((visibility("default"), weak))
+
 /* the call instruction in the caller (its return address - 1): the line of
  * the call, not of the statement after it */
 #define PC() ((uintptr_t)__builtin_return_address(0) - 1)

@@ -183,7 +183,7 @@ static void mmsg_range(const struct mmsghdr *m, unsigned n, int is_write, uintpt
 
 /* buf: what the call reads of the caller's memory, recorded before it */
 #define WRITE_LIKE(ret, name, params, fd, args, buf)                              \
-  DC_EXPORT ret name params {                                                     \
+  DC_EXPORT_LEAF ret name params {                                                \
     REAL(ret, name, FD_UNPAREN params);                                           \
     const uintptr_t k = fd_use(fd, 0, PC());                                      \
     buf;                                                                          \
@@ -194,7 +194,7 @@ static void mmsg_range(const struct mmsghdr *m, unsigned n, int is_write, uintpt
  * fd_use_idle, needs no fstat; errno is the call's.)  filled: what the
  * call wrote into the caller's memory, recorded when it returned r >= 0. */
 #define READ_LIKE(ret, name, params, fd, args, filled)                            \
-  DC_EXPORT ret name params {                                                     \
+  DC_EXPORT_LEAF ret name params {                                                \
     REAL(ret, name, FD_UNPAREN params);                                           \
     ret r = real_##name args;                                                     \
     const int e = errno;                                                          \
@@ -272,7 +272,7 @@ READ_LIKE(int, eventfd_read, (int fd, eventfd_t *v), fd, (fd, v), FILLS(v, sizeo
 WRITE_LIKE(int, epoll_ctl, (int ep, int op, int fd, struct epoll_event *e), ep, (ep, op, fd, e),
            (void)0)
 #define EPOLL_WAIT(name, params, args)                                            \
-  DC_EXPORT int name params {                                                     \
+  DC_EXPORT_LEAF int name params {                                                \
     REAL(int, name, FD_UNPAREN params);                                           \
     const uintptr_t k = fd_use(ep, 0, PC());                                      \
     const int r = real_##name args;                                               \
@@ -284,7 +284,7 @@ EPOLL_WAIT(epoll_pwait, (int ep, struct epoll_event *e, int n, int t, const sigs
            (ep, e, n, t, s))
 
 /* ------------------------------------------------------------ made and closed */
-DC_EXPORT int close(int fd) {
+DC_EXPORT_LEAF int close(int fd) {
   REAL(int, close, int);
   fd_use(fd, 1, PC());
   const int r = real_close(fd);
@@ -300,14 +300,14 @@ static int dir_fd(DIR *d) { return d ? dirfd(d) : -1; }
 /* libc's calls that close descriptors inside: [lo, hi] after the real call
  * (args), whose result is r */
 #define CLOSES_INSIDE(ret, name, params, args, lo, hi)                            \
-  DC_EXPORT ret name params {                                                     \
+  DC_EXPORT_LEAF ret name params {                                                \
     REAL(ret, name, FD_UNPAREN params);                                           \
     ret r = real_##name args;                                                     \
     fds_closed(lo, hi);                                                           \
     return r;                                                                     \
   }
 #define CLOSES_FD(ret, name, params, args, fd_expr)                               \
-  DC_EXPORT ret name params {                                                     \
+  DC_EXPORT_LEAF ret name params {                                                \
     REAL(ret, name, FD_UNPAREN params);                                           \
     const int fd = fd_expr;                                                       \
     ret r = real_##name args;                                                     \
@@ -320,7 +320,7 @@ CLOSES_FD(int, closedir, (DIR *d), (d), dir_fd(d))
 /* freopen closes the stream's descriptor and opens another (r's), perhaps
  * with the same number */
 #define FREOPEN(name)                                                             \
-  DC_EXPORT FILE *name(const char *path, const char *mode, FILE *f) {             \
+  DC_EXPORT_LEAF FILE *name(const char *path, const char *mode, FILE *f) {        \
     REAL(FILE *, name, const char *, const char *, FILE *);                       \
     const int fd = file_fd(f);                                                    \
     FILE *r = real_##name(path, mode, f);                                         \
@@ -336,13 +336,13 @@ CLOSES_INSIDE(int, fcloseall, (void), (), 0, RD_FD_MAX - 1)
 #endif
 /* (with CLOSE_RANGE_CLOEXEC nothing is closed yet; a call that failed may
  * have closed some: forgetting a key costs only an fstat) */
-DC_EXPORT int close_range(unsigned lo, unsigned hi, int flags) {
+DC_EXPORT_LEAF int close_range(unsigned lo, unsigned hi, int flags) {
   REAL(int, close_range, unsigned, unsigned, int);
   const int r = real_close_range(lo, hi, flags);
   if (!(flags & CLOSE_RANGE_CLOEXEC)) fds_closed(lo, hi);
   return r;
 }
-DC_EXPORT void closefrom(int lo) {
+DC_EXPORT_LEAF void closefrom(int lo) {
   REAL(void, closefrom, int);
   real_closefrom(lo);
   fds_closed(lo, RD_FD_MAX - 1);
@@ -352,7 +352,7 @@ CLOSES_INSIDE(int, daemon, (int nochdir, int noclose), (nochdir, noclose), 0, 2)
 
 /* calls that return a new descriptor */
 #define MAKES_FD(name, params, args)                                              \
-  DC_EXPORT int name params {                                                     \
+  DC_EXPORT_LEAF int name params {                                                \
     REAL(int, name, FD_UNPAREN params);                                           \
     return fd_made(real_##name args, PC());                                       \
   }
@@ -369,7 +369,7 @@ static mode_t mode_arg(int flags, va_list ap) {
   return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 #define OPEN(name, params, types, args)                                           \
-  DC_EXPORT int name(FD_UNPAREN params, ...) {                                    \
+  DC_EXPORT_LEAF int name(FD_UNPAREN params, ...) {                               \
     REAL(int, name, FD_UNPAREN types, ...);                                       \
     va_list ap;                                                                   \
     va_start(ap, flags);                                                          \
@@ -385,7 +385,7 @@ OPEN(openat64, (int dir, const char *path, int flags), (int, const char *, int),
 
 /* calls that fill two descriptors */
 #define MAKES_FD2(name, params, args, pair)                                       \
-  DC_EXPORT int name params {                                                     \
+  DC_EXPORT_LEAF int name params {                                                \
     REAL(int, name, FD_UNPAREN params);                                           \
     const int r = real_##name args;                                               \
     if (r == 0) {                                                                 \
@@ -400,7 +400,7 @@ MAKES_FD2(socketpair, (int d, int t, int pr, int sv[2]), (d, t, pr, sv), sv)
 
 /* dup reads the old descriptor; dup2 and dup3 also close the new one if it
  * was open (a write), then make it */
-DC_EXPORT int dup(int old) {
+DC_EXPORT_LEAF int dup(int old) {
   REAL(int, dup, int);
   fd_use(old, 0, PC());
   return fd_made(real_dup(old), PC());
@@ -409,13 +409,13 @@ static void dup_onto(int old, int fd, uintptr_t pc) {
   fd_use(old, 0, pc);
   if (fd != old) fd_use(fd, 1, pc);
 }
-DC_EXPORT int dup2(int old, int fd) {
+DC_EXPORT_LEAF int dup2(int old, int fd) {
   REAL(int, dup2, int, int);
   dup_onto(old, fd, PC());
   const int r = real_dup2(old, fd);
   return r == old ? r : fd_made(r, PC()); /* onto itself: nothing made */
 }
-DC_EXPORT int dup3(int old, int fd, int flags) {
+DC_EXPORT_LEAF int dup3(int old, int fd, int flags) {
   REAL(int, dup3, int, int, int);
   dup_onto(old, fd, PC());
   return fd_made(real_dup3(old, fd, flags), PC());

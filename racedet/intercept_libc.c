@@ -49,22 +49,22 @@ static void strcat_ranges(const char *d, const char *s, uintptr_t pc) {
   }
 }
 
-DC_EXPORT void *memcpy(void *d, const void *s, size_t n) {
+DC_EXPORT_LEAF void *memcpy(void *d, const void *s, size_t n) {
   REAL(void *, memcpy, void *, const void *, size_t);
   copy_ranges(d, s, n, PC());
   return real_memcpy(d, s, n);
 }
-DC_EXPORT void *memmove(void *d, const void *s, size_t n) {
+DC_EXPORT_LEAF void *memmove(void *d, const void *s, size_t n) {
   REAL(void *, memmove, void *, const void *, size_t);
   copy_ranges(d, s, n, PC());
   return real_memmove(d, s, n);
 }
-DC_EXPORT void *memset(void *d, int c, size_t n) {
+DC_EXPORT_LEAF void *memset(void *d, int c, size_t n) {
   REAL(void *, memset, void *, int, size_t);
   set_range(d, n, PC());
   return real_memset(d, c, n);
 }
-DC_EXPORT int memcmp(const void *a, const void *b, size_t n) {
+DC_EXPORT_LEAF int memcmp(const void *a, const void *b, size_t n) {
   REAL(int, memcmp, const void *, const void *, size_t);
   if (watching() && n) {
     rd_range((uintptr_t)a, n, 0, PC());
@@ -72,23 +72,23 @@ DC_EXPORT int memcmp(const void *a, const void *b, size_t n) {
   }
   return real_memcmp(a, b, n);
 }
-DC_EXPORT size_t strlen(const char *s) {
+DC_EXPORT_LEAF size_t strlen(const char *s) {
   REAL(size_t, strlen, const char *);
   size_t n = real_strlen(s);
   if (watching()) rd_range((uintptr_t)s, n + 1, 0, PC());
   return n;
 }
-DC_EXPORT char *strcpy(char *d, const char *s) {
+DC_EXPORT_LEAF char *strcpy(char *d, const char *s) {
   REAL(char *, strcpy, char *, const char *);
   strcpy_ranges(d, s, PC());
   return real_strcpy(d, s);
 }
-DC_EXPORT char *strncpy(char *d, const char *s, size_t n) {
+DC_EXPORT_LEAF char *strncpy(char *d, const char *s, size_t n) {
   REAL(char *, strncpy, char *, const char *, size_t);
   strncpy_ranges(d, s, n, PC());
   return real_strncpy(d, s, n);
 }
-DC_EXPORT char *strcat(char *d, const char *s) {
+DC_EXPORT_LEAF char *strcat(char *d, const char *s) {
   REAL(char *, strcat, char *, const char *);
   strcat_ranges(d, s, PC());
   return real_strcat(d, s);
@@ -100,32 +100,32 @@ DC_EXPORT char *strcat(char *d, const char *s) {
  * when the call is within the object (else the real one reports the
  * overflow and aborts, and nothing was copied); before, they went
  * unseen, and so did races through them. */
-DC_EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room) {
+DC_EXPORT_LEAF void *__memcpy_chk(void *d, const void *s, size_t n, size_t room) {
   REAL(void *, __memcpy_chk, void *, const void *, size_t, size_t);
   if (n <= room) copy_ranges(d, s, n, PC());
   return real___memcpy_chk(d, s, n, room);
 }
-DC_EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room) {
+DC_EXPORT_LEAF void *__memmove_chk(void *d, const void *s, size_t n, size_t room) {
   REAL(void *, __memmove_chk, void *, const void *, size_t, size_t);
   if (n <= room) copy_ranges(d, s, n, PC());
   return real___memmove_chk(d, s, n, room);
 }
-DC_EXPORT void *__memset_chk(void *d, int c, size_t n, size_t room) {
+DC_EXPORT_LEAF void *__memset_chk(void *d, int c, size_t n, size_t room) {
   REAL(void *, __memset_chk, void *, int, size_t, size_t);
   if (n <= room) set_range(d, n, PC());
   return real___memset_chk(d, c, n, room);
 }
-DC_EXPORT char *__strcpy_chk(char *d, const char *s, size_t room) {
+DC_EXPORT_LEAF char *__strcpy_chk(char *d, const char *s, size_t room) {
   REAL(char *, __strcpy_chk, char *, const char *, size_t);
   if (str_size(s) <= room) strcpy_ranges(d, s, PC());
   return real___strcpy_chk(d, s, room);
 }
-DC_EXPORT char *__strncpy_chk(char *d, const char *s, size_t n, size_t room) {
+DC_EXPORT_LEAF char *__strncpy_chk(char *d, const char *s, size_t n, size_t room) {
   REAL(char *, __strncpy_chk, char *, const char *, size_t, size_t);
   if (n <= room) strncpy_ranges(d, s, n, PC());
   return real___strncpy_chk(d, s, n, room);
 }
-DC_EXPORT char *__strcat_chk(char *d, const char *s, size_t room) {
+DC_EXPORT_LEAF char *__strcat_chk(char *d, const char *s, size_t room) {
   REAL(char *, __strcat_chk, char *, const char *, size_t);
   REAL(size_t, strlen, const char *);
   if (real_strlen(d) + real_strlen(s) < room) strcat_ranges(d, s, PC());
@@ -140,17 +140,17 @@ static void read_cmp(const char *a, const char *b, size_t limit, uintptr_t pc) {
     rd_range((uintptr_t)b, n, 0, pc);
   }
 }
-DC_EXPORT int strcmp(const char *a, const char *b) {
+DC_EXPORT_LEAF int strcmp(const char *a, const char *b) {
   REAL(int, strcmp, const char *, const char *);
   if (watching()) read_cmp(a, b, (size_t)-1, PC());
   return real_strcmp(a, b);
 }
-DC_EXPORT int strncmp(const char *a, const char *b, size_t n) {
+DC_EXPORT_LEAF int strncmp(const char *a, const char *b, size_t n) {
   REAL(int, strncmp, const char *, const char *, size_t);
   if (watching()) read_cmp(a, b, n, PC());
   return real_strncmp(a, b, n);
 }
-DC_EXPORT char *strchr(const char *s, int c) {
+DC_EXPORT_LEAF char *strchr(const char *s, int c) {
   REAL(char *, strchr, const char *, int);
   char *r = real_strchr(s, c);
   if (watching()) {
@@ -163,7 +163,7 @@ DC_EXPORT char *strchr(const char *s, int c) {
   }
   return r;
 }
-DC_EXPORT char *strdup(const char *s) {
+DC_EXPORT_LEAF char *strdup(const char *s) {
   REAL(size_t, strlen, const char *);
   size_t n = real_strlen(s) + 1;
   if (watching()) rd_range((uintptr_t)s, n, 0, PC());
@@ -180,30 +180,30 @@ DC_EXPORT char *strdup(const char *s) {
  * where it stopped (the match, or the terminator); clang turns
  * `memcmp(...) == 0` into bcmp, and gcc a strcpy whose end is used into
  * stpcpy, so even code that never names these calls them. */
-DC_EXPORT size_t strnlen(const char *s, size_t n) {
+DC_EXPORT_LEAF size_t strnlen(const char *s, size_t n) {
   REAL(size_t, strnlen, const char *, size_t);
   const size_t r = real_strnlen(s, n);
   if (watching()) read_range(s, r < n ? r + 1 : n, PC());
   return r;
 }
-DC_EXPORT char *strrchr(const char *s, int c) {
+DC_EXPORT_LEAF char *strrchr(const char *s, int c) {
   REAL(char *, strrchr, const char *, int);
   if (watching()) read_range(s, str_size(s), PC());
   return real_strrchr(s, c);
 }
-DC_EXPORT char *strchrnul(const char *s, int c) {
+DC_EXPORT_LEAF char *strchrnul(const char *s, int c) {
   REAL(char *, strchrnul, const char *, int);
   char *r = real_strchrnul(s, c);
   if (watching()) read_range(s, (size_t)(r - s) + 1, PC());
   return r;
 }
-DC_EXPORT void *memchr(const void *s, int c, size_t n) {
+DC_EXPORT_LEAF void *memchr(const void *s, int c, size_t n) {
   REAL(void *, memchr, const void *, int, size_t);
   void *r = real_memchr(s, c, n);
   if (watching()) read_range(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, PC());
   return r;
 }
-DC_EXPORT void *memrchr(const void *s, int c, size_t n) {
+DC_EXPORT_LEAF void *memrchr(const void *s, int c, size_t n) {
   REAL(void *, memrchr, const void *, int, size_t);
   void *r = real_memrchr(s, c, n);
   if (watching()) {
@@ -212,7 +212,7 @@ DC_EXPORT void *memrchr(const void *s, int c, size_t n) {
   }
   return r;
 }
-DC_EXPORT char *strstr(const char *h, const char *nd) {
+DC_EXPORT_LEAF char *strstr(const char *h, const char *nd) {
   REAL(char *, strstr, const char *, const char *);
   char *r = real_strstr(h, nd);
   if (watching()) {
@@ -224,7 +224,7 @@ DC_EXPORT char *strstr(const char *h, const char *nd) {
 }
 /* strspn, strcspn: the prefix and the byte after it; the set whole */
 #define SPAN(name)                                                                \
-  DC_EXPORT size_t name(const char *s, const char *set) {                         \
+  DC_EXPORT_LEAF size_t name(const char *s, const char *set) {                    \
     REAL(size_t, name, const char *, const char *);                               \
     const size_t r = real_##name(s, set);                                         \
     if (watching()) {                                                             \
@@ -235,7 +235,7 @@ DC_EXPORT char *strstr(const char *h, const char *nd) {
   }
 SPAN(strspn)
 SPAN(strcspn)
-DC_EXPORT char *strpbrk(const char *s, const char *set) {
+DC_EXPORT_LEAF char *strpbrk(const char *s, const char *set) {
   REAL(char *, strpbrk, const char *, const char *);
   char *r = real_strpbrk(s, set);
   if (watching()) {
@@ -257,17 +257,17 @@ static void read_casecmp(const char *a, const char *b, size_t limit, uintptr_t p
   read_range(a, n, pc);
   read_range(b, n, pc);
 }
-DC_EXPORT int strcasecmp(const char *a, const char *b) {
+DC_EXPORT_LEAF int strcasecmp(const char *a, const char *b) {
   REAL(int, strcasecmp, const char *, const char *);
   if (watching()) read_casecmp(a, b, (size_t)-1, PC());
   return real_strcasecmp(a, b);
 }
-DC_EXPORT int strncasecmp(const char *a, const char *b, size_t n) {
+DC_EXPORT_LEAF int strncasecmp(const char *a, const char *b, size_t n) {
   REAL(int, strncasecmp, const char *, const char *, size_t);
   if (watching()) read_casecmp(a, b, n, PC());
   return real_strncasecmp(a, b, n);
 }
-DC_EXPORT int bcmp(const void *a, const void *b, size_t n) {
+DC_EXPORT_LEAF int bcmp(const void *a, const void *b, size_t n) {
   REAL(int, bcmp, const void *, const void *, size_t);
   if (watching()) {
     read_range(a, n, PC());
@@ -275,7 +275,7 @@ DC_EXPORT int bcmp(const void *a, const void *b, size_t n) {
   }
   return real_bcmp(a, b, n);
 }
-DC_EXPORT char *strndup(const char *s, size_t n) {
+DC_EXPORT_LEAF char *strndup(const char *s, size_t n) {
   REAL(size_t, strnlen, const char *, size_t);
   const size_t k = real_strnlen(s, n);
   if (watching()) read_range(s, k < n ? k + 1 : n, PC());
@@ -298,58 +298,58 @@ static void strncat_ranges(const char *d, const char *s, size_t n, uintptr_t pc)
   read_range(s, k < n ? k + 1 : n, pc);
   rd_range((uintptr_t)d + dn, k + 1, 1, pc);
 }
-DC_EXPORT char *strncat(char *d, const char *s, size_t n) {
+DC_EXPORT_LEAF char *strncat(char *d, const char *s, size_t n) {
   REAL(char *, strncat, char *, const char *, size_t);
   strncat_ranges(d, s, n, PC());
   return real_strncat(d, s, n);
 }
-DC_EXPORT char *stpcpy(char *d, const char *s) {
+DC_EXPORT_LEAF char *stpcpy(char *d, const char *s) {
   REAL(char *, stpcpy, char *, const char *);
   strcpy_ranges(d, s, PC());
   return real_stpcpy(d, s);
 }
-DC_EXPORT char *stpncpy(char *d, const char *s, size_t n) {
+DC_EXPORT_LEAF char *stpncpy(char *d, const char *s, size_t n) {
   REAL(char *, stpncpy, char *, const char *, size_t);
   strncpy_ranges(d, s, n, PC());
   return real_stpncpy(d, s, n);
 }
-DC_EXPORT void *mempcpy(void *d, const void *s, size_t n) {
+DC_EXPORT_LEAF void *mempcpy(void *d, const void *s, size_t n) {
   REAL(void *, mempcpy, void *, const void *, size_t);
   copy_ranges(d, s, n, PC());
   return real_mempcpy(d, s, n);
 }
-DC_EXPORT void bzero(void *d, size_t n) {
+DC_EXPORT_LEAF void bzero(void *d, size_t n) {
   REAL(void, bzero, void *, size_t);
   set_range(d, n, PC());
   real_bzero(d, n);
 }
-DC_EXPORT void explicit_bzero(void *d, size_t n) {
+DC_EXPORT_LEAF void explicit_bzero(void *d, size_t n) {
   REAL(void, explicit_bzero, void *, size_t);
   set_range(d, n, PC());
   real_explicit_bzero(d, n);
 }
 /* their fortified variants, as above */
-DC_EXPORT char *__stpcpy_chk(char *d, const char *s, size_t room) {
+DC_EXPORT_LEAF char *__stpcpy_chk(char *d, const char *s, size_t room) {
   REAL(char *, __stpcpy_chk, char *, const char *, size_t);
   if (str_size(s) <= room) strcpy_ranges(d, s, PC());
   return real___stpcpy_chk(d, s, room);
 }
-DC_EXPORT char *__stpncpy_chk(char *d, const char *s, size_t n, size_t room) {
+DC_EXPORT_LEAF char *__stpncpy_chk(char *d, const char *s, size_t n, size_t room) {
   REAL(char *, __stpncpy_chk, char *, const char *, size_t, size_t);
   if (n <= room) strncpy_ranges(d, s, n, PC());
   return real___stpncpy_chk(d, s, n, room);
 }
-DC_EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room) {
+DC_EXPORT_LEAF void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room) {
   REAL(void *, __mempcpy_chk, void *, const void *, size_t, size_t);
   if (n <= room) copy_ranges(d, s, n, PC());
   return real___mempcpy_chk(d, s, n, room);
 }
-DC_EXPORT void __explicit_bzero_chk(void *d, size_t n, size_t room) {
+DC_EXPORT_LEAF void __explicit_bzero_chk(void *d, size_t n, size_t room) {
   REAL(void, __explicit_bzero_chk, void *, size_t, size_t);
   if (n <= room) set_range(d, n, PC());
   real___explicit_bzero_chk(d, n, room);
 }
-DC_EXPORT char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
+DC_EXPORT_LEAF char *__strncat_chk(char *d, const char *s, size_t n, size_t room) {
   REAL(char *, __strncat_chk, char *, const char *, size_t, size_t);
   REAL(size_t, strlen, const char *);
   REAL(size_t, strnlen, const char *, size_t);
@@ -372,7 +372,7 @@ static void parsed(const char *s, const char *end, char **endp, uintptr_t pc) {
   errno = e;
 }
 #define STRTO_INT(ret, name)                                                      \
-  DC_EXPORT ret name(const char *s, char **endp, int base) {                      \
+  DC_EXPORT_LEAF ret name(const char *s, char **endp, int base) {                 \
     REAL(ret, name, const char *, char **, int);                                  \
     char *end;                                                                    \
     const ret r = real_##name(s, &end, base);                                     \
@@ -381,7 +381,7 @@ static void parsed(const char *s, const char *end, char **endp, uintptr_t pc) {
     return r;                                                                     \
   }
 #define STRTO_FLOAT(ret, name)                                                    \
-  DC_EXPORT ret name(const char *s, char **endp) {                                \
+  DC_EXPORT_LEAF ret name(const char *s, char **endp) {                           \
     REAL(ret, name, const char *, char **);                                       \
     char *end;                                                                    \
     const ret r = real_##name(s, &end);                                           \
@@ -400,7 +400,7 @@ STRTO_FLOAT(float, strtof)
 STRTO_FLOAT(long double, strtold)
 /* atoi (s) is (int)strtol (s, 0, 10), and so on */
 #define ATO(ret, name, parse_ret, parse, types, args)                             \
-  DC_EXPORT ret name(const char *s) {                                             \
+  DC_EXPORT_LEAF ret name(const char *s) {                                        \
     REAL(parse_ret, parse, LIBC_UNPAREN types);                                   \
     char *end;                                                                    \
     const ret r = (ret)real_##parse args;                                         \

@@ -359,7 +359,7 @@ static int v_dprintf_chk(int fd, int flag, const char *fmt, va_list ap, uintptr_
 
 /* name (params, ...) calling body (args, ap, pc), its va_list from after last */
 #define VARIADIC(name, params, last, body, args)                                  \
-  DC_EXPORT int name(STDIO_UNPAREN params, ...) {                                 \
+  DC_EXPORT_LEAF int name(STDIO_UNPAREN params, ...) {                            \
     va_list ap;                                                                   \
     va_start(ap, last);                                                           \
     const int r = body(STDIO_UNPAREN args, ap, PC());                             \
@@ -368,7 +368,7 @@ static int v_dprintf_chk(int fd, int flag, const char *fmt, va_list ap, uintptr_
   }
 /* name (params, va_list ap) calling body (args, ap, pc) */
 #define VFORM(name, params, body, args)                                           \
-  DC_EXPORT int name(STDIO_UNPAREN params, va_list ap) {                          \
+  DC_EXPORT_LEAF int name(STDIO_UNPAREN params, va_list ap) {                     \
     return body(STDIO_UNPAREN args, ap, PC());                                    \
   }
 #define STDIO_UNPAREN(...) __VA_ARGS__
@@ -407,7 +407,7 @@ VFORM(__vdprintf_chk, (int fd, int flag, const char *fmt), v_dprintf_chk, (fd, f
 /* ------------------------------------------------------------ stdio's buffers */
 /* fread and its kin store size * (items read) bytes */
 #define FREAD(name, params, args, p, size)                                        \
-  DC_EXPORT size_t name params {                                                  \
+  DC_EXPORT_LEAF size_t name params {                                             \
     REAL(size_t, name, STDIO_UNPAREN params);                                     \
     const size_t r = real_##name args;                                            \
     if (watching()) write_range(p, r * (size), PC());                                  \
@@ -422,7 +422,7 @@ FREAD(__fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *
 
 /* fwrite reads size * n bytes, before the call */
 #define FWRITE(name)                                                              \
-  DC_EXPORT size_t name(const void *p, size_t size, size_t n, FILE *f) {          \
+  DC_EXPORT_LEAF size_t name(const void *p, size_t size, size_t n, FILE *f) {     \
     REAL(size_t, name, const void *, size_t, size_t, FILE *);                     \
     if (watching() && size && n <= (size_t)-1 / size) read_range(p, size * n, PC());   \
     return real_##name(p, size, n, f);                                            \
@@ -432,7 +432,7 @@ FWRITE(fwrite_unlocked)
 
 /* fgets stores the line read and its terminator */
 #define FGETS(name, params, args, s)                                              \
-  DC_EXPORT char *name params {                                                   \
+  DC_EXPORT_LEAF char *name params {                                              \
     REAL(char *, name, STDIO_UNPAREN params);                                     \
     char *r = real_##name args;                                                   \
     if (r && watching()) write_range(s, dc_strlen(s) + 1, PC());                       \
@@ -445,7 +445,7 @@ FGETS(__fgets_unlocked_chk, (char *s, size_t room, int n, FILE *f), (s, room, n,
 
 /* fputs and puts read the string */
 #define FPUTS(name, params, args, s)                                              \
-  DC_EXPORT int name params {                                                     \
+  DC_EXPORT_LEAF int name params {                                                \
     REAL(int, name, STDIO_UNPAREN params);                                        \
     if (watching()) read_range(s, dc_strlen(s) + 1, PC());                             \
     return real_##name args;                                                      \
@@ -462,7 +462,7 @@ static void got_line(char **line, size_t *n, ssize_t r, uintptr_t pc) {
   if (r > 0) write_range(*line, (size_t)r + 1, pc);
 }
 #define GETDELIM(name)                                                            \
-  DC_EXPORT ssize_t name(char **line, size_t *n, int delim, FILE *f) {            \
+  DC_EXPORT_LEAF ssize_t name(char **line, size_t *n, int delim, FILE *f) {       \
     REAL(ssize_t, name, char **, size_t *, int, FILE *);                          \
     const ssize_t r = real_##name(line, n, delim, f);                             \
     if (watching()) got_line(line, n, r, PC());                                   \
@@ -470,7 +470,7 @@ static void got_line(char **line, size_t *n, ssize_t r, uintptr_t pc) {
   }
 GETDELIM(getdelim)
 GETDELIM(__getdelim) /* what an optimised build's inline getline calls */
-DC_EXPORT ssize_t getline(char **line, size_t *n, FILE *f) {
+DC_EXPORT_LEAF ssize_t getline(char **line, size_t *n, FILE *f) {
   REAL(ssize_t, getline, char **, size_t *, FILE *);
   const ssize_t r = real_getline(line, n, f);
   if (watching()) got_line(line, n, r, PC());
@@ -604,16 +604,16 @@ static void scan_stores(const char *fmt, va_list ap0, int r, uintptr_t pc) {
   }                                                                               \
   SCANF_ENTRIES(id, sym, vsym, (src_t src, const char *fmt), (src, fmt))
 #define SCANF_ENTRIES(id, sym, vsym, params, args)                                \
-  DC_EXPORT int id(STDIO_UNPAREN params, ...) __asm__(sym);                       \
-  DC_EXPORT int id(STDIO_UNPAREN params, ...) {                                   \
+  DC_EXPORT_LEAF int id(STDIO_UNPAREN params, ...) __asm__(sym);                  \
+  DC_EXPORT_LEAF int id(STDIO_UNPAREN params, ...) {                              \
     va_list ap;                                                                   \
     va_start(ap, fmt);                                                            \
     const int r = id##_body(STDIO_UNPAREN args, ap, PC());                        \
     va_end(ap);                                                                   \
     return r;                                                                     \
   }                                                                               \
-  DC_EXPORT int v##id(STDIO_UNPAREN params, va_list ap) __asm__(vsym);            \
-  DC_EXPORT int v##id(STDIO_UNPAREN params, va_list ap) {                         \
+  DC_EXPORT_LEAF int v##id(STDIO_UNPAREN params, va_list ap) __asm__(vsym);       \
+  DC_EXPORT_LEAF int v##id(STDIO_UNPAREN params, va_list ap) {                    \
     return id##_body(STDIO_UNPAREN args, ap, PC());                               \
   }
 SCANF(dc_sscanf, "sscanf", "vsscanf", vsscanf, const char *, 1)
