@@ -14,7 +14,10 @@
  * definition (tests/racedet/own_libc_functions.c).  The interceptors that
  * the runtime needs to work at all (threads, synchronisation, the heap,
  * mappings, signals) stay strong: a program's own pthread_create or
- * malloc is a link error, not a runtime that silently sees nothing. */
+ * malloc is a link error, not a runtime that silently sees nothing (a
+ * program's own malloc, tried weak, ran inside the runtime's thread start:
+ * glibc's pthread_getattr_np calls realloc, and the instrumented allocator
+ * then started the thread's state again, which waited for itself). */
 #define DC_EXPORT_LEAF __attribute__((visibility("default"), weak))
 
 /* the call instruction in the caller (its return address - 1): the line of
