@@ -510,9 +510,9 @@ static inline int quick_subsumed(const rd_thread *r, uint64_t p, uint64_t cur) {
  * full check does it, without its frame, its site lookup per granule and
  * its rules for merging, trimming and eviction; anything else goes to the
  * full check.  Counted at size 8000, SQLite's ranges sent 11.9 million
- * whole-granule writes and 14.0 million reads to the full check, all but
- * a few hundred thousand of them such.  c: the plane-A cells as seen; w:
- * as in range_quick.  Returns whether the granule is done. */
+ * whole-granule writes and 14.0 million reads to the full check; 16,000
+ * go there now.  a0, a1: the plane-A cells as seen; w: as in range_quick.
+ * Returns whether the granule is done. */
 static DC_NOINLINE int range_store(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
                                    uintptr_t pc, uint64_t a0, uint64_t a1, uint64_t *w) {
   rd_thread *r = &t->rd;
