@@ -297,26 +297,20 @@ DC_EXPORT_LEAF int close(int fd) {
 static int file_fd(FILE *f) { return f ? fileno(f) : -1; }
 static int dir_fd(DIR *d) { return d ? dirfd(d) : -1; }
 
-/* libc's calls that close descriptors inside: [lo, hi] after the real call
- * (args), whose result is r */
-#define CLOSES_INSIDE(ret, name, params, args, lo, hi)                            \
+/* libc's calls that close descriptors inside: n descriptors from first
+ * (found before the real call, args; the stream's or directory's number,
+ * -1 for none), forgotten after it */
+#define CLOSES_INSIDE(ret, name, params, args, first, n)                          \
   DC_EXPORT_LEAF ret name params {                                                \
     REAL(ret, name, FD_UNPAREN params);                                           \
+    const long lo = first;                                                        \
     ret r = real_##name args;                                                     \
-    fds_closed(lo, hi);                                                           \
+    fds_closed(lo, lo + (n) - 1);                                                 \
     return r;                                                                     \
   }
-#define CLOSES_FD(ret, name, params, args, fd_expr)                               \
-  DC_EXPORT_LEAF ret name params {                                                \
-    REAL(ret, name, FD_UNPAREN params);                                           \
-    const int fd = fd_expr;                                                       \
-    ret r = real_##name args;                                                     \
-    fds_closed(fd, fd);                                                           \
-    return r;                                                                     \
-  }
-CLOSES_FD(int, fclose, (FILE *f), (f), file_fd(f))
-CLOSES_FD(int, pclose, (FILE *f), (f), file_fd(f))
-CLOSES_FD(int, closedir, (DIR *d), (d), dir_fd(d))
+CLOSES_INSIDE(int, fclose, (FILE *f), (f), file_fd(f), 1)
+CLOSES_INSIDE(int, pclose, (FILE *f), (f), file_fd(f), 1)
+CLOSES_INSIDE(int, closedir, (DIR *d), (d), dir_fd(d), 1)
 /* freopen closes the stream's descriptor and opens another (r's), perhaps
  * with the same number */
 #define FREOPEN(name)                                                             \
@@ -330,7 +324,7 @@ CLOSES_FD(int, closedir, (DIR *d), (d), dir_fd(d))
   }
 FREOPEN(freopen)
 FREOPEN(freopen64)
-CLOSES_INSIDE(int, fcloseall, (void), (), 0, RD_FD_MAX - 1)
+CLOSES_INSIDE(int, fcloseall, (void), (), 0, RD_FD_MAX)
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -348,7 +342,7 @@ DC_EXPORT_LEAF void closefrom(int lo) {
   fds_closed(lo, RD_FD_MAX - 1);
 }
 /* daemon's child (the caller, on return) may have put /dev/null on 0-2 */
-CLOSES_INSIDE(int, daemon, (int nochdir, int noclose), (nochdir, noclose), 0, 2)
+CLOSES_INSIDE(int, daemon, (int nochdir, int noclose), (nochdir, noclose), 0, 3)
 
 /* calls that return a new descriptor */
 #define MAKES_FD(name, params, args)                                              \
