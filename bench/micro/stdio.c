@@ -3,10 +3,10 @@
  * Two threads, each N rounds on its own buffers: snprintf of an int, a
  * string and a double, sscanf of two ints back out of it, and fputs of the
  * line into /dev/null.  Prints "stdio N ns-per-round checksum". */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "two_threads.h"
 
 static long n;
 static FILE *sink;
@@ -30,16 +30,8 @@ int main(int argc, char **argv) {
   n = argc > 1 ? atol(argv[1]) : 1000000;
   sink = fopen("/dev/null", "w");
   if (!sink || n <= 0) return 2;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  pthread_t t[2];
-  pthread_create(&t[0], 0, run, "alpha");
-  pthread_create(&t[1], 0, run, "beta");
-  void *s0, *s1;
-  pthread_join(t[0], &s0);
-  pthread_join(t[1], &s1);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  const double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n;
-  printf("stdio %ld %.0f %ld\n", n, ns, (long)s0 + (long)s1);
+  long sum;
+  const double ns = two_threads_ns(run, "alpha", "beta", n, &sum);
+  printf("stdio %ld %.0f %ld\n", n, ns, sum);
   return 0;
 }
