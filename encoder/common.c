@@ -571,6 +571,24 @@ void (*_Atomic dc_sig_deliver)(dc_thread *t);
   }
 dc_thread dc_dead_thread = DC_IGNORING_THREAD, dc_unborn_thread = DC_IGNORING_THREAD;
 
+static void sift_down(uint32_t *a, uint32_t i, uint32_t n, int (*before)(uint32_t, uint32_t)) {
+  for (uint32_t k; (k = 2 * i + 1) < n; i = k) {
+    if (k + 1 < n && before(a[k], a[k + 1])) k++;
+    if (!before(a[i], a[k])) return;
+    const uint32_t x = a[i];
+    a[i] = a[k], a[k] = x;
+  }
+}
+
+void dc_sort_u32(uint32_t *a, uint32_t n, int (*before)(uint32_t x, uint32_t y)) {
+  for (uint32_t i = n / 2; i-- > 0;) sift_down(a, i, n, before);
+  while (n > 1) {
+    const uint32_t x = a[0];
+    a[0] = a[--n], a[n] = x;
+    sift_down(a, 0, n, before);
+  }
+}
+
 void dc_lock_wait(_Atomic int *l) {
   for (unsigned n = 0; n < 100; n++) {
     __builtin_ia32_pause();

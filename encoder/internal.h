@@ -135,6 +135,11 @@ static inline void dc_memset(void *d, int c, size_t n) {
   char *dp = d;
   for (size_t i = 0; i < n; i++) dp[i] = (char)c;
 }
+/* Sorts a[0..n) so that before(a[i], a[j]) or neither is before the other
+ * for i < j (a heapsort: no allocation, no libc qsort, whose buffer and
+ * whose free of it at every call go through the program's malloc family,
+ * an allocator of the program's own when it has one). */
+void dc_sort_u32(uint32_t *a, uint32_t n, int (*before)(uint32_t x, uint32_t y));
 static inline int dc_streq(const char *a, const char *b) {
   while (*a && *a == *b) a++, b++;
   return *a == *b;

@@ -55,9 +55,11 @@ dc_dict *dc_dict_new(uint32_t n_edges, uint32_t n_nodes) {
  * re-encoder, hand-built test dictionaries and dacce-decode's loader. */
 static const dc_dict *sort_dict;
 static _Atomic int finish_lock; /* guards sort_dict */
-static int cmp_code(const void *a, const void *b) {
-  uint64_t x = sort_dict->code[*(const uint32_t *)a], y = sort_dict->code[*(const uint32_t *)b];
-  return x < y ? -1 : x > y;
+/* edges by code, then by number (the order glibc's qsort, a merge sort
+ * over edges filled in by number, gave ties) */
+static int code_before(uint32_t a, uint32_t b) {
+  const uint64_t x = sort_dict->code[a], y = sort_dict->code[b];
+  return x != y ? x < y : a < b;
 }
 
 void dc_dict_finish(dc_dict *d) {
@@ -77,7 +79,7 @@ void dc_dict_finish(dc_dict *d) {
   dc_lock(&finish_lock);
   sort_dict = d;
   for (uint32_t n = 0; n < d->n_nodes; n++)
-    qsort(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], 4, cmp_code);
+    dc_sort_u32(d->in_edges + d->in_off[n], d->in_off[n + 1] - d->in_off[n], code_before);
   dc_unlock(&finish_lock);
   uint64_t m = 1;
   for (uint32_t n = 0; n < d->n_nodes; n++)
@@ -120,11 +122,9 @@ typedef struct scratch {
 static uint64_t *hits_copy;
 
 /* sort edge indices by hits, descending (then by index for determinism) */
-static int cmp_hot(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  uint64_t hx = hits_copy[x], hy = hits_copy[y];
-  if (hx != hy) return hx > hy ? -1 : 1;
-  return x < y ? -1 : x > y;
+static int hot_before(uint32_t x, uint32_t y) {
+  const uint64_t hx = hits_copy[x], hy = hits_copy[y];
+  return hx != hy ? hx > hy : x < y;
 }
 
 int dc_reencode_now(void) {
@@ -161,7 +161,7 @@ int dc_reencode_now(void) {
     for (uint32_t n = 0; n < nN; n++) fill[n] = s.out_off[n];
     for (uint32_t e = 1; e < nE; e++) s.out_edges[fill[dc_edge_at(e)->caller]++] = e;
     for (uint32_t n = 0; n < nN; n++)
-      qsort(s.out_edges + s.out_off[n], s.out_off[n + 1] - s.out_off[n], 4, cmp_hot);
+      dc_sort_u32(s.out_edges + s.out_off[n], s.out_off[n + 1] - s.out_off[n], hot_before);
   }
 
   /* 1. iterative DFS from ROOT (then from anything left, defensively) */
@@ -205,7 +205,7 @@ int dc_reencode_now(void) {
     for (uint32_t e = 1; e < nE; e++)
       if (!s.back[e]) s.in_tmp[fill[dc_edge_at(e)->callee]++] = e;
     for (uint32_t n = 0; n < nN; n++)
-      qsort(s.in_tmp + s.in_tmp_off[n], s.in_tmp_off[n + 1] - s.in_tmp_off[n], 4, cmp_hot);
+      dc_sort_u32(s.in_tmp + s.in_tmp_off[n], s.in_tmp_off[n + 1] - s.in_tmp_off[n], hot_before);
   }
 
   /* 2./3. numCC and codes in topological order (reverse post-order) */

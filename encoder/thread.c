@@ -227,8 +227,28 @@ static void state_start(dc_thread *t, int current) {
   if (t->dict != atomic_load(&dc_cur_dict)) atomic_fetch_or(&t->pending, DC_PENDING_MIGRATE);
 }
 
+/* Set while the calling thread makes its state.  A program with an
+ * allocator of its own (the runtime's malloc family is weak,
+ * racedet/intercept_heap.c) is called from here: glibc's qsort (dc_init),
+ * pthread_getattr_np (stack_bounds) and pthread_setspecific allocate
+ * through the program's malloc, which is instrumented, and its calls,
+ * returns, accesses and atomics come back to dc_cur() before the state
+ * exists.  They get dc_unborn_thread, which ignores them, as it does the
+ * events of every thread before its state is made; without the flag the
+ * thread waited for its own dc_init (tests/racedet/own_malloc.c). */
+static DC_TLS int making;
+
+static dc_thread *make_current(void);
 dc_thread *dc_thread_init_current(void) {
   if (dc_tls == &dc_dead_thread) return &dc_dead_thread;
+  if (making) return &dc_unborn_thread;
+  making = 1;
+  dc_thread *t = make_current();
+  making = 0;
+  return t;
+}
+
+static dc_thread *make_current(void) {
   dc_init();
   dc_thread *t = state_alloc();
   int is_main = 0;

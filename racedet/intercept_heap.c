@@ -343,44 +343,44 @@ static inline void sig_check(const char *fn, int alloc, uintptr_t pc) {
 }
 
 /* ------------------------------------------------------------ interceptors */
-DC_EXPORT void *malloc(size_t n) {
+DC_EXPORT_LEAF void *malloc(size_t n) {
   sig_check("malloc", 1, PC());
   void *p = __libc_malloc(n);
   on_alloc(p, n, PC());
   return p;
 }
-DC_EXPORT void *calloc(size_t n, size_t m) {
+DC_EXPORT_LEAF void *calloc(size_t n, size_t m) {
   sig_check("calloc", 1, PC());
   void *p = __libc_calloc(n, m);
   on_alloc(p, n * m, PC());
   return p;
 }
-DC_EXPORT void *realloc(void *old, size_t n) {
+DC_EXPORT_LEAF void *realloc(void *old, size_t n) {
   sig_check("realloc", 1, PC());
   if (old) on_free(old, PC());
   void *p = __libc_realloc(old, n);
   on_alloc(p, n, PC());
   return p;
 }
-DC_EXPORT void free(void *p) {
+DC_EXPORT_LEAF void free(void *p) {
   if (p) sig_check("free", 0, PC());
   on_free(p, PC());
   __libc_free(p);
 }
-DC_EXPORT void cfree(void *p) { free(p); }
-DC_EXPORT void *memalign(size_t a, size_t n) {
+DC_EXPORT_LEAF void cfree(void *p) { free(p); }
+DC_EXPORT_LEAF void *memalign(size_t a, size_t n) {
   sig_check("memalign", 1, PC());
   void *p = __libc_memalign(a, n);
   on_alloc(p, n, PC());
   return p;
 }
-DC_EXPORT void *aligned_alloc(size_t a, size_t n) {
+DC_EXPORT_LEAF void *aligned_alloc(size_t a, size_t n) {
   sig_check("aligned_alloc", 1, PC());
   void *p = __libc_memalign(a, n);
   on_alloc(p, n, PC());
   return p;
 }
-DC_EXPORT int posix_memalign(void **out, size_t a, size_t n) {
+DC_EXPORT_LEAF int posix_memalign(void **out, size_t a, size_t n) {
   sig_check("posix_memalign", 1, PC());
   if (a < sizeof(void *) || (a & (a - 1))) return EINVAL;
   void *p = __libc_memalign(a, n);
@@ -389,13 +389,13 @@ DC_EXPORT int posix_memalign(void **out, size_t a, size_t n) {
   *out = p;
   return 0;
 }
-DC_EXPORT void *valloc(size_t n) {
+DC_EXPORT_LEAF void *valloc(size_t n) {
   sig_check("valloc", 1, PC());
   void *p = __libc_memalign(4096, n);
   on_alloc(p, n, PC());
   return p;
 }
-DC_EXPORT void *pvalloc(size_t n) {
+DC_EXPORT_LEAF void *pvalloc(size_t n) {
   sig_check("pvalloc", 1, PC());
   size_t r = (n + 4095) & ~(size_t)4095;
   void *p = __libc_memalign(4096, r ? r : 4096);
@@ -433,7 +433,7 @@ static void *cxx_new(size_t n, size_t align, int nothrow) {
 }
 static void cxx_delete(void *q) { free(q); }
 #define CXX_HEAP(ret, name, params, args, fallback)                               \
-  DC_EXPORT ret name params {                                                     \
+  DC_EXPORT_LEAF ret name params {                                                \
     static ret(*real) params;                                                     \
     if (!real) real = (ret(*) params)cxx_next(#name);                             \
     dc_thread *t = dc_self();                                                        \
