@@ -396,6 +396,7 @@ typedef struct rd_sync {
   uint8_t live;           /* not on the free list */
   uint8_t creation_known; /* a lock: its creation site is being or was recorded */
   uint8_t in_graph;       /* a node of the lock-order graph (deadlock.c) */
+  uint8_t linked;         /* on its granule's chain; cleared under lock (sync.c, found) */
 } rd_sync;
 _Static_assert(sizeof(rd_sync) == 112, "rd_sync: 112 bytes (one per lock, atomic location)");
 /* returned locked, or 0 when there is none; with create, made if need be
