@@ -229,13 +229,15 @@ static void state_start(dc_thread *t, int current) {
 
 /* Set while the calling thread makes its state.  A program with an
  * allocator of its own (the runtime's malloc family is weak,
- * racedet/intercept_heap.c) is called from here: glibc's qsort (dc_init),
- * pthread_getattr_np (stack_bounds) and pthread_setspecific allocate
- * through the program's malloc, which is instrumented, and its calls,
- * returns, accesses and atomics come back to dc_cur() before the state
- * exists.  They get dc_unborn_thread, which ignores them, as it does the
- * events of every thread before its state is made; without the flag the
- * thread waited for its own dc_init (tests/racedet/own_malloc.c). */
+ * racedet/intercept_heap.c) is called from here: pthread_getattr_np
+ * (stack_bounds) and pthread_setspecific allocate through the program's
+ * malloc, which is instrumented, and its calls, returns, accesses and
+ * atomics come back to dc_cur() before the state exists.  They get
+ * dc_unborn_thread, which ignores them, as it does the events of every
+ * thread before its state is made.  Without the flag the thread made its
+ * state again from inside pthread_getattr_np, and waited for the lock that
+ * its first call held (tests/racedet/own_malloc.c; before the re-encoder
+ * stopped calling qsort, the first thread waited for its own dc_init). */
 static DC_TLS int making;
 
 static dc_thread *make_current(void);

@@ -3,7 +3,9 @@
 # would then watch its own memory, order its own I/O as the program's, or
 # recurse): only the interceptor files may reference them, and only through
 # the real functions; the runtime's own I/O is dc_write/dc_read (raw system
-# calls).  $1 = object dir.
+# calls).  Nor qsort, which allocates and frees through the malloc family:
+# a program's own allocator, called from under the runtime's locks.
+# $1 = object dir.
 set -e
 dir=$1
 bad=0
