@@ -91,6 +91,7 @@ void dc_atfork_release(void);
 #define DC_RANK_STATES 60
 #define DC_RANK_SWEEP 63 /* racedet/rd_thread.c: a sweep of spent slots (then slots, floor) */
 #define DC_RANK_SLOTS 65 /* racedet/rd_thread.c: thread slots and incarnations */
+#define DC_RANK_FDKEYS 68 /* racedet/intercept_fd.c: descriptors per file key (forgets objects) */
 #define DC_RANK_SYNC 70 /* stripes, then the pool and each object (sync.c) */
 #define DC_RANK_LOCKGRAPH 75 /* racedet/deadlock.c: the lock-order graph */
 #define DC_RANK_HEAP 80
