@@ -533,6 +533,7 @@ DC_EXPORT void __tsan_set_fiber_name(void *fiber, const char *name) {
  * handler that locks a mutex, tests/racedet/atfork_handlers.c; before,
  * fork() itself was wrapped, the real fork and all its handlers inside). */
 static void after_fork_child(void) {
+  rd_sync_fork_child();
   dc_thread *self = dc_self();
   if (!self || self == &dc_dead_thread) return;
   ((dc_thread_rec *)dc_vec_at(&dc_threads, self->serial))->ktid = gettid();

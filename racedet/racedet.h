@@ -393,16 +393,17 @@ typedef struct rd_sync {
   uint64_t rel_pubs, rel_floorw;
   uint32_t rel_serial;
   uint8_t rel_live, read_aside;
-  uint8_t live;           /* not on the free list */
   uint8_t creation_known; /* a lock: its creation site is being or was recorded */
   uint8_t in_graph;       /* a node of the lock-order graph (deadlock.c) */
   uint8_t linked;         /* on its granule's chain; cleared under lock (sync.c, found) */
+  _Atomic uint32_t gen;   /* the fork generation it was last locked in (sync.c, obj_adopt) */
 } rd_sync;
 _Static_assert(sizeof(rd_sync) == 112, "rd_sync: 112 bytes (one per lock, atomic location)");
 /* returned locked, or 0 when there is none; with create, made if need be
  * and marked as changing (seq odd until unlocked) */
 rd_sync *rd_sync_get(uintptr_t addr, int create);
 void rd_sync_unlock(rd_sync *s);
+void rd_sync_fork_child(void); /* a fork's child, before anything else: a generation of its own */
 /* (locked) its clock was read or written other than by a lock's release
  * and acquire: no release into it is taken back from now on (sync.c) */
 void rd_sync_touched(rd_sync *s);
