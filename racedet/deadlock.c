@@ -170,10 +170,10 @@ static int dropped_if_gone(dl_edge **pe) {
  * bytes) an object for good: 269 MB after 2 million, against clang TSan's
  * flat 19 MB, and 818 MB and 13.2 s after a million objects with five
  * kinds of lock each, against 2.8 MB and 3.5 s with the sweep
- * (tests/racedet/lock_churn_memory.c).  The sweep goes over
- * every node's edges out once as many locks went as there are nodes left
- * (at least 1024): its cost, the table's buckets and the edges, is a few
- * steps per lock gone, on average, plus the graph's mean degree. */
+ * (tests/racedet/lock_churn_memory.c).  The sweep goes over every node's
+ * edges out once as many locks went as there are nodes left (at least
+ * 1024): its cost, the table's buckets and the edges, is a few steps per
+ * lock gone, on average, plus the graph's mean degree. */
 static uint64_t forgotten; /* nodes gone since the last sweep */
 static void sweep(void) {
   for (uint64_t b = 0; nodes.bits && b < ((uint64_t)1 << nodes.bits); b++)

@@ -13,9 +13,8 @@
  * when the descriptor is made or first used, and is kept by number
  * (fds[].key) until the number is closed: close, dup2 and dup3 onto it, and
  * the calls that close a descriptor inside libc, which no close interceptor
- * sees (fclose,
- * freopen, pclose, closedir, fcloseall, close_range, closefrom, daemon's
- * dup2s over 0-2), forget it.  A descriptor made unseen afterwards (fopen,
+ * sees (fclose, freopen, pclose, closedir, fcloseall, close_range,
+ * closefrom, daemon's dup2s over 0-2), forget it.  A descriptor made unseen afterwards (fopen,
  * fcntl's F_DUPFD) finds no key and asks fstat.  Until 2026-12-01 every
  * call asked fstat, a system call as dear as the pread it came with (1.3
  * us on the benchmark machine): SQLite made 185,000 of them a run.  Every

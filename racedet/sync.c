@@ -44,8 +44,10 @@ static meta_region *meta_map(uintptr_t addr) {
 }
 
 /* Stripes: a granule's chain and word change under its stripe's lock
- * (65,536 of them: a fork takes them all); made counts the objects made in
- * the stripe (rd_sync_find). */
+ * (4,096 of them: a fork takes them all, and writes each page they are on
+ * in both processes; 65,536 until 2026-12-01, when only making and
+ * dropping objects still took them: found); made counts the objects made
+ * in the stripe (rd_sync_find). */
 #define NSTRIPES (1u << 12)
 typedef struct stripe {
   _Atomic int lock;
@@ -60,8 +62,8 @@ static inline stripe *stripe_of(uintptr_t addr) {
  * A fork takes the stripes' locks and the pool's (dc_atfork), not the
  * objects': taking and giving back the lock of every live object wrote
  * every page of the pool after the fork, each a copy-on-write fault, in the
- * parent and again in the child (100,000 mutexes alive: 134 ms a fork,
- * against clang TSan's 6 ms; bench/micro/fork.sh).  Instead, an object
+ * parent and again in the child (100,000 mutexes alive: 164 ms a fork,
+ * against clang TSan's 9.7 ms; 4.1 ms now: bench/micro/fork.sh).  Instead, an object
  * keeps the fork generation it was last locked in (gen), and a child
  * begins a generation of its own (rd_sync_fork_child): the first lock of an
  * object in it adopts the object (obj_adopt).  If its lock was held at the
