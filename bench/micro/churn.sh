@@ -14,26 +14,6 @@ NAME=churn.sh
 build churn.c -O2
 for mode in locks fds; do
   for n in "$N" $((2 * N)); do
-    : > "$w/r"
-    i=0
-    while [ $i -lt "$RUNS" ]; do
-      for b in native tsan dacce; do
-        r=$(timed $b $mode "$n")
-        echo "$b $r" >> "$w/r"
-      done
-      i=$((i + 1))
-    done
-    python3 - "$mode" "$n" "$w/r" <<'PY'
-import statistics, sys
-mode, n, path = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = [l.split() for l in open(path)]
-med = {b: (statistics.median(float(r[2]) for r in rows if r[0] == b),
-           statistics.median(int(r[1]) for r in rows if r[0] == b) / 1024)
-       for b in ("native", "tsan", "dacce")}
-print(f"{mode} {n}: time native {med['native'][0]:.2f} s, clang TSan {med['tsan'][0]:.2f} s, "
-      f"dacce-race {med['dacce'][0]:.2f} s ({med['dacce'][0] / med['tsan'][0]:.2f}x clang TSan's); "
-      f"peak RSS native {med['native'][1]:.1f} MB, clang TSan {med['tsan'][1]:.1f} MB, "
-      f"dacce-race {med['dacce'][1]:.1f} MB ({med['dacce'][1] / med['tsan'][1]:.2f}x)")
-PY
+    rss_rounds "$RUNS" $mode "$n"
   done
 done
