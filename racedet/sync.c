@@ -21,11 +21,11 @@
  * and the table was 40% of the run's samples, 52 s against clang TSan's 30 s
  * (docs/architecture.md). */
 #define META_GRANULES ((uintptr_t)1 << (SH_REGION_BITS - 3))
-#define META_SPAN_BITS 13u /* an 8 KiB span of memory has a count */
+#define META_SPAN_BITS 9u /* a 512-byte span of memory has a count */
 #define META_SPANS ((uintptr_t)1 << (SH_REGION_BITS - META_SPAN_BITS))
 #define META_SPAN_GRANULES ((uintptr_t)1 << (META_SPAN_BITS - 3))
 typedef struct meta_region {
-  _Atomic uint32_t count[META_SPANS]; /* objects in each 8 KiB span */
+  _Atomic uint32_t count[META_SPANS]; /* objects in each 512-byte span */
   _Atomic uint32_t word[META_GRANULES];
 } meta_region;
 /* Regions by address bits 30..46; an address above 2^47 shares a region
@@ -146,6 +146,20 @@ static rd_sync *pool_take(void) {
  * 6% of the samples in dc_lock_wait, with the allocator's lock). */
 #define POOL_TAKE 32u
 
+/* A new uid (never 0), from the thread's own run of UID_TAKE (r: 0 for a
+ * thread without a record): two threads that made objects at once took
+ * turns at last_uid's line, 40% of rd_sync_get's samples in
+ * bench/micro/heap.sh locked.  Uids are only ever compared for equality. */
+#define UID_TAKE 256u
+static uint64_t next_uid(rd_thread *r) {
+  if (!r) return atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1;
+  if (r->uid_next == r->uid_end) {
+    r->uid_next = atomic_fetch_add_explicit(&last_uid, UID_TAKE, memory_order_relaxed) + 1;
+    r->uid_end = r->uid_next + UID_TAKE;
+  }
+  return r->uid_next++;
+}
+
 /* A fresh object at addr (its stripe's lock held). */
 static rd_sync *pool_get(uintptr_t addr) {
   dc_thread *t = dc_self();
@@ -173,8 +187,7 @@ static rd_sync *pool_get(uintptr_t addr) {
   __atomic_store_n(&s->created_pc, 0, __ATOMIC_RELAXED);
   s->rel_serial = s->rel_live = s->read_aside = 0;
   s->rel_pubs = s->rel_floorw = 0;
-  __atomic_store_n(&s->uid, atomic_fetch_add_explicit(&last_uid, 1, memory_order_relaxed) + 1,
-                   __ATOMIC_RELAXED);
+  __atomic_store_n(&s->uid, next_uid(r), __ATOMIC_RELAXED);
   return s;
 }
 
