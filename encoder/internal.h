@@ -509,12 +509,16 @@ typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) 
 #define RD_LSTEP_BITS 7
 
 typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (site.c) */
-  uintptr_t pc;
+  uintptr_t npc;          /* ~pc: an entry of zeroed memory holds none */
   uint32_t node, k;
 } rd_pck;
 /* 4096 entries (64 KiB, touched only where pcs land): SQLite has thousands
  * of access pcs, and with 1024 one site in five missed the cache (pc_find,
- * a probe of the global table); with 4096, one in twenty. */
+ * a probe of the global table); with 4096, one in twenty.  Until
+ * 2026-12-01 a thread's start wrote an empty pc into each entry: 16 pages
+ * written, each a fault, for every thread (a program that starts a thread
+ * per std::promise spent 22% of its samples there, and more in the
+ * kernel). */
 #define RD_PCK_BITS 12
 typedef struct rd_sites rd_sites;
 /* An atomic load's object as this thread last joined it (racedet/access.c,

@@ -267,7 +267,7 @@ static inline uint32_t rd_site_of(dc_thread *t, uintptr_t pc) {
   const uint32_t ctx = t->ctx_handle ? t->ctx_handle : rd_ctx_handle(t);
   const uint32_t node = t->node; /* after rd_ctx_handle: the capture modes set it */
   rd_pck *e = rd_pck_of(r, pc);
-  const uint32_t k = dc_likely(e->pc == pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
+  const uint32_t k = dc_likely(e->npc == ~pc && e->node == node) ? e->k : rd_pc_k_slow(e, node, pc);
   if (dc_likely(ctx == r->site_ctx && k < RD_SITE_MERGED))
     return r->site_c0 << RD_SITE_K_BITS | k;
   return rd_site_slow(r, ctx, k);
@@ -280,7 +280,7 @@ static inline uint32_t rd_site_cached(dc_thread *t, uintptr_t pc) {
   rd_thread *r = &t->rd;
   const rd_pck *e = rd_pck_of(r, pc);
   const uint32_t ctx = t->ctx_handle;
-  if (dc_unlikely(!ctx || e->pc != pc || e->node != t->node)) return RD_SITE_NONE;
+  if (dc_unlikely(!ctx || e->npc != ~pc || e->node != t->node)) return RD_SITE_NONE;
   const uint32_t k = e->k;
   if (dc_likely(k < RD_SITE_MERGED))
     return ctx == r->site_ctx ? r->site_c0 << RD_SITE_K_BITS | k : RD_SITE_NONE;
@@ -318,7 +318,6 @@ void rd_sites_end(rd_thread *r);
 int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *bytes,
                    uint32_t *ctx, uintptr_t *pc, int *merged);
 void rd_sites_init(void);
-void rd_sites_thread_init(rd_thread *r); /* a thread's state is new */
 /* Context handles: the interned snapshots the shadow refers to. */
 typedef struct rd_ctxrec {
   uint64_t id;

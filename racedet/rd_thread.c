@@ -782,7 +782,6 @@ static void move_slot(rd_thread *r) {
 /* A thread starts after everything its creator did before pthread_create. */
 void rd_thread_start(dc_thread *t) {
   rd_thread *r = &t->rd;
-  rd_sites_thread_init(r);
   dc_thread_rec *rec = dc_vec_at(&dc_threads, t->serial);
   rd_vc_reserve_all(&r->vc); /* it is read by rd_floor_update: it must not move */
   /* the creator's clock, needed only until now, gives way to the thread's */

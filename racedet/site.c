@@ -184,7 +184,7 @@ DC_NOINLINE uint32_t rd_pc_k_slow(rd_pck *e, uint32_t node, uintptr_t pc) {
     }
     dc_unlock(&pc_lock);
   }
-  *e = (rd_pck){asked, node, p->k};
+  *e = (rd_pck){~asked, node, p->k};
   return e->k;
 }
 
@@ -321,10 +321,6 @@ uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
 
 /* A thread's cache of pcs starts with no entry matching (pc 0 is a pc: an
  * interceptor's unknown one). */
-void rd_sites_thread_init(rd_thread *r) {
-  for (uint32_t i = 0; i < (1u << RD_PCK_BITS); i++) r->pck[i].pc = UINTPTR_MAX;
-}
-
 void rd_sites_end(rd_thread *r) {
   dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
   r->cmap = 0;
