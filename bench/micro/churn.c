@@ -6,7 +6,10 @@
  *          semaphore and a spinlock, taken under a global mutex and rwlock
  *          (each an edge of the lock-order graph), then destroyed and freed
  *   fds    a pipe and a socket pair with a byte through each, an open and
- *          an fopen of /dev/null, all closed again */
+ *          an fopen of /dev/null, all closed again
+ *   threads a thread, made once the last one was joined, that hands a
+ *          value back through a mutex and a condition variable (a
+ *          std::promise's shared state), then is joined */
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -80,15 +83,52 @@ static long fds_round(long i) {
   return c;
 }
 
+typedef struct promise {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  int ready;
+  long value;
+} promise;
+
+static void *keep_promise(void *arg) {
+  promise *p = arg;
+  pthread_mutex_lock(&p->m);
+  p->value = p->value * 3 + 1;
+  p->ready = 1;
+  pthread_cond_signal(&p->c);
+  pthread_mutex_unlock(&p->m);
+  return 0;
+}
+
+static long threads_round(long i) {
+  promise p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, i};
+  pthread_t t;
+  if (pthread_create(&t, 0, keep_promise, &p)) exit(1);
+  pthread_mutex_lock(&p.m);
+  while (!p.ready) pthread_cond_wait(&p.c, &p.m);
+  const long v = p.value;
+  pthread_mutex_unlock(&p.m);
+  pthread_join(t, 0);
+  pthread_cond_destroy(&p.c);
+  pthread_mutex_destroy(&p.m);
+  return v;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "locks") && strcmp(argv[1], "fds")) || atol(argv[2]) < 1) {
-    fprintf(stderr, "usage: churn locks|fds N\n");
+  static const struct {
+    const char *name;
+    long (*round)(long);
+  } modes[] = {{"locks", locks_round}, {"fds", fds_round}, {"threads", threads_round}};
+  long (*round)(long) = 0;
+  for (unsigned k = 0; argc == 3 && k < sizeof modes / sizeof *modes; k++)
+    if (!strcmp(argv[1], modes[k].name)) round = modes[k].round;
+  if (!round || atol(argv[2]) < 1) {
+    fprintf(stderr, "usage: churn locks|fds|threads N\n");
     return 2;
   }
   const long n = atol(argv[2]);
-  const int locks = !strcmp(argv[1], "locks");
   long sum = 0;
-  for (long i = 0; i < n; i++) sum += locks ? locks_round(i) : fds_round(i);
+  for (long i = 0; i < n; i++) sum += round(i);
   printf("churn %s %ld %ld\n", argv[1], n, sum);
   return 0;
 }
