@@ -509,7 +509,8 @@ typedef struct rd_lstep { /* per-thread cache of held-set changes (rd_thread.c) 
 #define RD_LSTEP_BITS 7
 
 typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (site.c) */
-  uintptr_t npc;          /* ~pc: an entry of zeroed memory holds none */
+  uintptr_t npc; /* ~pc: an entry of zeroed memory holds none (pc 0 is a pc,
+                  * an interceptor's unknown one) */
   uint32_t node, k;
 } rd_pck;
 /* 4096 entries (64 KiB, touched only where pcs land): SQLite has thousands

@@ -319,8 +319,6 @@ uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
   return got;
 }
 
-/* A thread's cache of pcs starts with no entry matching (pc 0 is a pc: an
- * interceptor's unknown one). */
 void rd_sites_end(rd_thread *r) {
   dc_free(r->cmap, (size_t)r->cmap_cap * sizeof *r->cmap);
   r->cmap = 0;

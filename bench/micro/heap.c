@@ -2,7 +2,7 @@
  * 16 to MAX + 15 bytes (a pseudo-random size each), with 256 of them alive
  * per thread at any time: the cost of the allocator's interceptors, of
  * each new block's shadow and of each free's mark and check.  Each block is
- * written (its first 32 bytes) and read once.  Prints "heap MODE MAX N
+ * written (its first 16 bytes) and read once.  Prints "heap MODE MAX N
  * checksum".
  *   plain   just the block
  *   locked  a block that starts with a mutex, made, taken once around the
