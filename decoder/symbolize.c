@@ -620,6 +620,17 @@ static int lookup_locked(dc_sym *s, uintptr_t pc, dc_symloc *out) {
   return level;
 }
 
+struct Dwarf *dc_sym_dwarf_at(dc_sym *s, uintptr_t addr, uintptr_t *bias) {
+  if (!s) return NULL;
+  pthread_mutex_lock(&s->lock);
+  Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+  Dwarf_Addr b = 0;
+  Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &b) : NULL;
+  pthread_mutex_unlock(&s->lock);
+  *bias = (uintptr_t)b;
+  return dw;
+}
+
 int dc_sym_lookup(dc_sym *s, uintptr_t pc, dc_symloc *out) {
   if (!out) return -1;
   memset(out, 0, sizeof *out);

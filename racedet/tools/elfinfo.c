@@ -293,22 +293,25 @@ static int decl_of(Dwarf_Die *var, char **file, int *line) {
   return *file ? 0 : -1;
 }
 
+int lr_dwarf_var_decl(Dwarf *dw, uintptr_t addr, char **file, int *line) {
+  int r = -1;
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (r && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+    Dwarf_Die cu, var;
+    if (dwarf_offdie(dw, off + hsize, &cu) && find_var(&cu, addr, 0, &var))
+      r = decl_of(&var, file, line);
+    off = next;
+  }
+  return r;
+}
+
 int lr_elf_var_decl(const char *path, uintptr_t addr, char **file, int *line) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
-  int r = -1;
-  if (dw) {
-    Dwarf_Off off = 0, next;
-    size_t hsize;
-    while (r && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-      Dwarf_Die cu, var;
-      if (dwarf_offdie(dw, off + hsize, &cu) && find_var(&cu, addr, 0, &var))
-        r = decl_of(&var, file, line);
-      off = next;
-    }
-    dwarf_end(dw);
-  }
+  int r = dw ? lr_dwarf_var_decl(dw, addr, file, line) : -1;
+  if (dw) dwarf_end(dw);
   close(fd);
   return r;
 }

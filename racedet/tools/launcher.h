@@ -172,8 +172,11 @@ int lr_elf_load_span(const char *path, uintptr_t *lo, uintptr_t *hi);
 int lr_elf_data_symbol(const char *path, uintptr_t addr, char **name, uintptr_t *start,
                        uintptr_t *size);
 /* Declaration of the variable at file address addr from DWARF: 0 and file
- * (malloc'd), line; -1 when unknown. */
+ * (malloc'd), line; -1 when unknown.  lr_dwarf_var_decl: from DWARF already
+ * open (the symbolizer's: its line tables are read once). */
 int lr_elf_var_decl(const char *path, uintptr_t addr, char **file, int *line);
+struct Dwarf;
+int lr_dwarf_var_decl(struct Dwarf *dw, uintptr_t addr, char **file, int *line);
 
 /* ------------------------------------------------------------ suppress.c */
 typedef struct lr_supps lr_supps;

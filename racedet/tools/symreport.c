@@ -311,7 +311,13 @@ static void sym_stack(lr_report *r, space *sp, lr_stack *s) {
 }
 
 /* ------------------------------------------------------------ globals */
-static const globinfo *global_at(const modinfo *m, uintptr_t addr) {
+/* The global at file address addr of module m, loaded at bias; sp: the
+ * report's space, whose symbolizer has m's DWARF open if a frame of the
+ * report is in m (the declaration is then read from it: a second reading
+ * of a large CU's line table doubled the launcher's memory, 150 MB for a
+ * report on a global of a 40,000-line file). */
+static const globinfo *global_at(const space *sp, const modinfo *m, uintptr_t bias,
+                                 uintptr_t addr) {
   for (size_t i = 0; i < S.nglobs; i++)
     if (S.globs[i].m == m && S.globs[i].addr == addr) return &S.globs[i];
   if (S.nglobs == S.capglobs) {
@@ -324,12 +330,15 @@ static const globinfo *global_at(const modinfo *m, uintptr_t addr) {
   g->addr = addr;
   if (lr_elf_data_symbol(m->path, addr, &g->name, &g->start, &g->size) == 0) {
     g->found = 1;
-    lr_elf_var_decl(m->path, g->start, &g->decl_file, &g->decl_line);
+    uintptr_t b = 0;
+    struct Dwarf *dw = space_has(sp, m, bias) ? dc_sym_dwarf_at(sp->sym, g->start + bias, &b) : 0;
+    if (!dw || b != bias || lr_dwarf_var_decl(dw, g->start, &g->decl_file, &g->decl_line))
+      lr_elf_var_decl(m->path, g->start, &g->decl_file, &g->decl_line);
   }
   return g;
 }
 
-static void sym_location(lr_report *r) {
+static void sym_location(lr_report *r, const space *sp) {
   lr_location *l = &r->loc;
   /* a global's name as the runtime found it is the symbol's, mangled for
    * C++ (`_ZL4data`, a static); reports, suppressions and SARIF take the
@@ -342,7 +351,7 @@ static void sym_location(lr_report *r) {
   if (strcmp(l->kind, "global") || !m || !m->readable) return;
   uintptr_t bias = l->data.bias;
   uintptr_t acc = l->access_address ? (uintptr_t)l->access_address : l->data.pc;
-  const globinfo *g = global_at(m, acc - bias);
+  const globinfo *g = global_at(sp, m, bias, acc - bias);
   if (!g->found) {
     l->data.offset = acc - bias;
     return;
@@ -389,7 +398,7 @@ void lr_symbolize(lr_report *r) {
   for (int i = 0; i < r->nthreads; i++) sym_stack(r, sp, &r->threads[i].created);
   for (int i = 0; i < r->nmutexes; i++)
     if (r->mutex_created_known[i]) sym_stack(r, sp, &r->mutex_created[i]);
-  sym_location(r);
+  sym_location(r, sp);
 }
 
 void lr_sym_fini(void) {
