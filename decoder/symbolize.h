@@ -88,13 +88,14 @@ int dc_sym_add_module(dc_sym *s, const char *path, uintptr_t load_bias, uintptr_
  * DC_SYM_*, or -1 when s or out is NULL. */
 int dc_sym_lookup(dc_sym *s, uintptr_t pc, dc_symloc *out);
 
-/* Demangle a C++ name with the C++ runtime's __cxa_demangle when it can be
- * found (already loaded, or libstdc++.so.6 loadable); else, and for names
- * that are not mangled, returns NULL.  The result is malloc'd. */
 /* The DWARF of the module that holds address addr (its load bias in *bias),
  * as the lookups use it (one reading of each line table), or NULL.  Owned by
  * s; not to be used by two threads at once. */
 struct Dwarf *dc_sym_dwarf_at(dc_sym *s, uintptr_t addr, uintptr_t *bias);
+
+/* Demangle a C++ name with the C++ runtime's __cxa_demangle when it can be
+ * found (already loaded, or libstdc++.so.6 loadable); else, and for names
+ * that are not mangled, returns NULL.  The result is malloc'd. */
 char *dc_sym_demangle(const char *name);
 
 #endif
