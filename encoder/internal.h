@@ -561,7 +561,7 @@ typedef struct rd_thread {
   uint32_t cmap_cap, cmap_n;
   uint32_t site_ctx, site_c0;
   struct rd_ictx *site_e; /* the context cache's entry of the current context */
-  uint32_t pages[64][3];     /* (context, page of k) -> cidx, this incarnation (site.c) */
+  uint32_t pages[64][4];     /* (context, page of k, held set) -> cidx, this incarnation (site.c) */
   uint64_t split_of[64][2];  /* split entry -> its site, this incarnation (site.c) */
   rd_pck pck[1u << RD_PCK_BITS];
   int ignore_accesses, ignore_sync, disabled;
@@ -581,12 +581,11 @@ typedef struct rd_thread {
     uintptr_t pc;
   } held_at[16];
   uint64_t dl_seen[32]; /* lock-order edges this thread added (deadlock.c) */
-  uint32_t lockset;    /* interned held[], part of every access's context */
+  uint32_t lockset;    /* interned held[], part of every access's site (site.c) */
   int lockset_dirty;
-  /* the interned (timestamp, held set, signals' pcs) of the last context
-   * made (rd_thread.c, aux_of): aux_key = ts | lockset << 32, aux_sig */
-  uint64_t aux_key;
-  uint32_t aux, aux_sig;
+  /* the interned (timestamp, signals' pcs) of the last context made
+   * (rd_thread.c, aux_of) */
+  uint32_t aux, aux_ts, aux_sig;
   rd_lstep step;       /* the one change since lockset was known (step_pending) */
   int step_pending;
   rd_lstep lsteps[1u << RD_LSTEP_BITS];

@@ -27,22 +27,23 @@ static inline int conflicts(const rd_thread *r, uint64_t prev, uint64_t cur);
  * held prev. */
 DC_COLD static void race_with(dc_thread *t, uintptr_t addr, uint64_t cur, uintptr_t pc,
                               uint64_t prev) {
-  uint32_t prev_ctx = 0;
+  uint32_t prev_ctx = 0, prev_held = 0;
   uintptr_t prev_pc = 0;
   int prev_merged = 0;
   unsigned prev_bytes = (unsigned)(prev & cur & 0xffu); /* of a split cell, its part here */
-  rd_cell_site(prev, &prev_bytes, &prev_ctx, &prev_pc, &prev_merged);
+  rd_cell_site(prev, &prev_bytes, &prev_ctx, &prev_held, &prev_pc, &prev_merged);
+  const uint32_t ctx = rd_ctx_handle(t); /* (first: it settles the held set) */
   uintptr_t base = addr & ~(uintptr_t)7;
   rd_access_desc c = {.tid = t->serial, .is_write = !!(cur & SH_WRITE),
                       .is_atomic = !!(cur & SH_ATOMIC), .freed = !!(cur & SH_FREED),
                       .size = sh_size(cur), .addr = addr, .pc = pc,
-                      .ctx = rd_ctx_handle(t), .is_vptr = t->rd.in_vptr};
+                      .ctx = ctx, .held = t->rd.lockset, .is_vptr = t->rd.in_vptr};
   rd_access_desc p = {.tid = rd_slot_serial(SH_TID(prev), rd_ext(prev)),
                       .is_write = !!(prev & SH_WRITE),
                       .is_atomic = !!(prev & SH_ATOMIC),
                       .freed = !!(prev & SH_FREED),
                       .size = sh_size(prev_bytes), .addr = base + sh_off(prev_bytes),
-                      .pc = prev_pc, .ctx = prev_ctx, .pc_merged = prev_merged};
+                      .pc = prev_pc, .ctx = prev_ctx, .held = prev_held, .pc_merged = prev_merged};
   rd_report_race(&c, &p);
 }
 

@@ -248,15 +248,16 @@ static inline rd_pck *rd_pck_of(rd_thread *r, uintptr_t pc) {
   return &r->pck[(pc * 0x9E3779B97F4A7C15ull) >> (64 - RD_PCK_BITS)];
 }
 #define RD_SITE_NONE UINT32_MAX
-/* The thread's cache of (context, page of k) entries, for pages past 0
- * (site.c): the site of k in context ctx if the cache has its entry, else
- * RD_SITE_NONE; *slot: the cache's slot (context, page, cidx), which a miss
- * fills. */
+/* The thread's cache of (context, page of k, held set) entries, for pages
+ * past 0 (site.c): the site of k in context ctx under the held set now if
+ * the cache has its entry, else RD_SITE_NONE; *slot: the cache's slot
+ * (context, page, held set, cidx), which a miss fills. */
 static inline uint32_t rd_page_site(rd_thread *r, uint32_t ctx, uint32_t k, uint32_t **slot) {
   const uint32_t page = k >> RD_SITE_KP_BITS;
-  const uint32_t *p = *slot = r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u) >> 26];
-  return p[0] == ctx && p[1] == page && p[2]
-             ? p[2] << RD_SITE_K_BITS | (k & (RD_SITE_MERGED - 1))
+  const uint32_t *p = *slot =
+      r->pages[(ctx * 0x9E3779B9u ^ page * 0x85EBCA77u ^ r->lockset * 0xC2B2AE35u) >> 26];
+  return p[0] == ctx && p[1] == page && p[2] == r->lockset && p[3]
+             ? p[3] << RD_SITE_K_BITS | (k & (RD_SITE_MERGED - 1))
              : RD_SITE_NONE;
 }
 /* The site of an access of the calling thread at pc, now.  The context's
@@ -303,12 +304,14 @@ static inline int rd_site_same_ctx(const rd_thread *r, uint32_t a, uint32_t b) {
  * (access.c, merged). */
 uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site);
 void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
-/* A cell's context handle and pc (0 when unknown: returns 0), and whether
- * the cell merged accesses by several pcs, the first of which is pc.  Of a
+/* A cell's context handle, held set (unless held is 0) and pc (0 when
+ * unknown: returns 0), and whether the cell merged accesses by several
+ * pcs, the first of which is pc.  Of a
  * split cell (rd_site_split), the access to the first of the bytes *bytes
  * (the cell's first byte when bytes is 0 or names none of the cell's);
  * *bytes becomes the cell's bytes that this access had. */
-int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, int *merged);
+int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uint32_t *held, uintptr_t *pc,
+                 int *merged);
 /* site.c's side of incarnations (rd_thread.c) */
 rd_sites *rd_sites_new(void);
 void rd_sites_begin(rd_thread *r, rd_sites *s);
@@ -316,7 +319,7 @@ void rd_sites_end(rd_thread *r);
 /* byte: the byte of the granule whose access a split site is asked for;
  * *bytes (a cell's) loses those that the access did not have. */
 int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *bytes,
-                   uint32_t *ctx, uintptr_t *pc, int *merged);
+                   uint32_t *ctx, uint32_t *held, uintptr_t *pc, int *merged);
 void rd_sites_init(void);
 /* Context handles: the interned snapshots the shadow refers to. */
 typedef struct rd_ctxrec {
@@ -334,11 +337,11 @@ typedef struct rd_ctxrec {
 } rd_ctxrec;
 _Static_assert(sizeof(rd_ctxrec) == 24, "a context record is 24 bytes");
 /* The rest of a context, interned apart: a program has a few (one per
- * dictionary and held set stored under). */
+ * dictionary, and per set of interrupted pcs in signal handlers).  The held
+ * mutexes are not part of a context but of a site (site.c). */
 typedef struct rd_ctxaux {
-  uint32_t ts;    /* the dictionary's timestamp */
-  uint32_t locks; /* interned set of mutexes held (0 = none) */
-  uint32_t sig;   /* interned rd_sigpcs of the handlers running (0 = none) */
+  uint32_t ts;  /* the dictionary's timestamp */
+  uint32_t sig; /* interned rd_sigpcs of the handlers running (0 = none) */
 } rd_ctxaux;
 const rd_ctxaux *rd_ctx_aux(const rd_ctxrec *c);
 /* Where the signals of the handlers running at a context arrived: n
@@ -352,7 +355,7 @@ const rd_sigpcs *rd_sigpcs_get(uint32_t id);
 /* The context's entry in its thread's table of sites (site.c). */
 void rd_ctx_set_cidx(uint32_t handle, uint32_t cidx);
 /* Is entry cidx of the thread's current table of sites context ctx's (of
- * page 0, not merged)? */
+ * page 0, not merged), under the thread's held set now? */
 int rd_site_names(const rd_thread *r, uint32_t cidx, uint32_t ctx);
 const rd_ctxrec *rd_ctx_get(uint32_t handle);
 /* Mutex sets: what a thread held at an access (low bit: read-locked). */
@@ -518,6 +521,7 @@ typedef struct rd_access_desc {
   unsigned size;
   uintptr_t addr, pc;
   uint32_t ctx; /* context handle (0 = unknown) */
+  uint32_t held; /* the held set, interned (rd_lockset_now; 0 = none) */
   int pc_merged; /* pc is the first of several merged accesses (site.c) */
   int is_vptr;   /* the current access is to a vptr (rd_vptr_access) */
 } rd_access_desc;

@@ -1,10 +1,16 @@
 /* rd_thread.c: the detector's per-thread state, thread start/exit
  * synchronisation, and the interning of contexts for shadow cells.
  *
- * A shadow cell names the accessing context by a 32-bit handle: the encoder's
- * snapshot {id, node, cc} interned in a global table with what a thread's
- * contexts mostly share, the dictionary's timestamp, the thread and the
- * held mutexes, interned apart (rd_ctxaux).
+ * A shadow cell names the accessing context by a 32-bit handle (through its
+ * site, site.c): the encoder's snapshot {id, node, cc} interned in a global
+ * table with what a thread's contexts mostly share, the dictionary's
+ * timestamp and the pcs that signals interrupted, interned apart
+ * (rd_ctxaux).  The held mutexes are interned too (rd_lockset_now), but kept
+ * in the site's entry, not in the context: a program with a mutex per
+ * object holds a new set at nearly every access, and when the set was part
+ * of the context, each made a record in this table and one in the aux
+ * table, both global (two threads locking down a list hand over hand,
+ * bench/micro/many_locks.sh coupling: 55% of the run in the three tables).
  * The encoder invalidates the thread's handle at every call and return; the
  * first access afterwards re-interns, normally through a small per-thread
  * cache, so a handle costs a few compares per function invocation that
@@ -96,7 +102,7 @@ static uint64_t aux_hash(const rd_ctxaux *a) { return dc_hash(a, sizeof *a); }
 static uint64_t aux_rehash(uint32_t i) { return aux_hash(dc_vec_at(&auxes.tab, i)); }
 static int aux_eq(const void *rec, const void *key) {
   const rd_ctxaux *a = rec, *b = key;
-  return a->ts == b->ts && a->locks == b->locks && a->sig == b->sig;
+  return a->ts == b->ts && a->sig == b->sig;
 }
 
 static uint64_t sig_hash(const rd_sigpcs *a) { return dc_hash(a, sizeof *a); }
@@ -141,7 +147,7 @@ void rd_init(void) {
   dc_vec_init(&ctx_next, sizeof(uint32_t), DC_INDEX_MAX);
   dc_vec_init(&cc_ctxs, sizeof(uint32_t), DC_INDEX_MAX); /* ccStack nodes are index numbers */
   hcons_init(&auxes, sizeof(rd_ctxaux), DC_INDEX_MAX, 6, aux_rehash,
-             "dacce: too many distinct (dictionary, held mutexes) of contexts\n");
+             "dacce: too many distinct (dictionary, signals) of contexts\n");
   hcons_init(&locks, sizeof(rd_lockset), LOCKS_SMALL, 8, lockset_rehash,
              "dacce: too many distinct sets of held mutexes\n");
   hcons_init(&pairs, sizeof(lockpair), LOCKS_SMALL, 8, pair_rehash,
@@ -206,11 +212,10 @@ static uint32_t sig_of(const dc_thread *t) {
  * made, or interned. */
 static uint32_t aux_of(dc_thread *t, const dacce_ctx *c) {
   rd_thread *r = &t->rd;
-  const uint64_t key = c->ts | (uint64_t)r->lockset << 32;
   const uint32_t sig = sig_of(t);
-  if (dc_likely(r->aux && r->aux_key == key && r->aux_sig == sig)) return r->aux;
-  const rd_ctxaux a = {c->ts, r->lockset, sig};
-  r->aux_key = key;
+  if (dc_likely(r->aux && r->aux_ts == c->ts && r->aux_sig == sig)) return r->aux;
+  const rd_ctxaux a = {c->ts, sig};
+  r->aux_ts = c->ts;
   r->aux_sig = sig;
   return r->aux = hcons_get(&auxes, &a, sizeof a, aux_hash(&a), aux_eq);
 }
@@ -324,7 +329,11 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
    * "context could not be decoded" (one run in fifteen of
    * tests/racedet/signal_entry_window.c's first version, with the eager
    * encoder too). */
-  if (dc_unlikely(t->sig_depth)) return intern_ctx(t, &c);
+  if (dc_unlikely(t->sig_depth)) {
+    r->site_ctx = 0;
+    r->site_e = 0;
+    return intern_ctx(t, &c);
+  }
   const uint64_t node_cc = DC_NODE_CC(c.node, c.cc), ts_locks = c.ts | (uint64_t)r->lockset << 32;
   rd_ictx *e = ictx_of(r, c.id, node_cc, r->lockset);
   /* the entry also keeps the context's entry in the table of sites, which
@@ -338,10 +347,10 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
         __atomic_load_n(&((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx, __ATOMIC_RELAXED);
     if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
   }
-  if (e->cinc == r->inc) {
-    r->site_ctx = e->handle;
-    r->site_c0 = e->cidx;
-  }
+  /* (the handle is the same under every held set, its entry is not: an
+   * entry not known here must not leave the last set's in site_c0) */
+  r->site_ctx = e->cinc == r->inc ? e->handle : 0;
+  r->site_c0 = e->cidx;
   return e->handle;
 }
 
@@ -691,12 +700,13 @@ uint32_t rd_slot_serial(uint32_t tid, uint32_t ext) {
   return s ? s->serial : UINT32_MAX;
 }
 
-int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uintptr_t *pc, int *merged) {
+int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uint32_t *held, uintptr_t *pc,
+                 int *merged) {
   const slot_rec *s = rec_at(SH_TID(cell), rd_ext(cell));
   unsigned have = SH_MASK(cell), want = bytes ? *bytes & have : 0;
   if (!want) want = have;
   const int ok = s && rd_site_decode(s->sites, SH_SITE(cell), (unsigned)__builtin_ctz(want | 0x100u),
-                                     &have, ctx, pc, merged);
+                                     &have, ctx, held, pc, merged);
   if (bytes) *bytes = have;
   return ok;
 }

@@ -1031,9 +1031,8 @@ void rd_report_race(const rd_access_desc *cur, const rd_access_desc *prev) {
   add_thread(r, cur->tid);
   add_thread(r, prev->tid);
   for (int k = 0; k < 2; k++) {
-    const rd_ctxrec *c = rd_ctx_get(r->acc[k].ctx);
     rd_lockset ls = {0};
-    if (c) rd_lockset_read(rd_ctx_aux(c)->locks, &ls);
+    rd_lockset_read(r->acc[k].held, &ls);
     for (uint32_t i = 0; i < ls.n; i++) r->held[k][r->nheld[k]++] = ls.a[i];
   }
   mutex_creations(r);

@@ -9,12 +9,13 @@
  *    first of which is k's (access.c).  (It was an entry of its own, the
  *    entry's merged variant: 1.25 of mergesort's 3.6 million entries.)
  *  - cidx: an entry of the table of sites of the incarnation (rd_thread.c)
- *    that the cell's slot and epoch name: a context handle and a page of k;
+ *    that the cell's slot and epoch name: a context handle, a page of k and
+ *    the held set (the mutexes the thread held, rd_lockset_now);
  *    or a split site, two sites of the table for the two sides of a byte
- *    boundary (rd_site_split: writes of one cell from two contexts).  Only its
- *    thread appends to it, once per context and page, and finds entries by
- *    a private index; readers (reports, from any thread) by number, since
- *    entries never move.
+ *    boundary (rd_site_split: writes of one cell from two contexts).  Only
+ *    its thread appends to it, once per context, page and held set, and
+ *    finds entries by a private index; readers (reports, from any thread)
+ *    by number, since entries never move.
  * The first store of a function invocation looks up its context's cidx,
  * which is then cached until the context changes (every call and return),
  * and kept beside the context's handle in the thread's cache of contexts
@@ -50,6 +51,11 @@ _Static_assert(SH_SITE_BITS == 20 && SITE_C_LIMIT == 16384, "site layout");
 _Static_assert(SITE_CHUNK0 * ((1u << SITE_CHUNKS) - 1) >= SITE_C_LIMIT, "chunks hold every cidx");
 struct rd_sites {
   _Atomic(uint64_t *) chunk[SITE_CHUNKS];
+  /* the held sets of the entries made under locks: an open-addressed map
+   * of (cidx << 32 | held set) words, tagged with log2 of its size (made
+   * at the first such entry; 0: none) */
+  _Atomic uintptr_t held;
+  uint32_t held_n; /* its words in use (the owner's) */
   _Atomic uint32_t n; /* entries 1 .. n-1 are in use; 0 is none */
 };
 /* An entry: the context handle, the page of k.  Or a split site
@@ -80,6 +86,55 @@ static uint64_t ent_get(const rd_sites *s, uint32_t i) {
   if (!s || !i || i >= atomic_load_explicit(&s->n, memory_order_acquire)) return 0;
   uint32_t off, k = chunk_of(i, &off);
   return atomic_load_explicit(&s->chunk[k], memory_order_acquire)[off];
+}
+
+/* The held sets are a map beside the entries, not a field of theirs: an
+ * entry is 64 bits without room for one, and most entries have none (a
+ * thread per request that takes one lock makes one or two).  A map of 4
+ * words costs such a thread 32 bytes; a second array of chunks, 190. */
+#define HELD_TAG 15u /* the map pointer's low bits: log2 of its words */
+_Static_assert(2 * SITE_C_LIMIT <= 1u << HELD_TAG, "a table's held sets fit a map at half full");
+static inline uint32_t held_home(uint32_t i, uint32_t mask) {
+  return (uint32_t)((i * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Entry i's held set (0 for none, or no such entry). */
+static uint32_t ent_held(const rd_sites *s, uint32_t i) {
+  const uintptr_t m = s ? atomic_load_explicit(&s->held, memory_order_acquire) : 0;
+  if (!m || !i) return 0;
+  const _Atomic uint64_t *w = (const _Atomic uint64_t *)(m & ~(uintptr_t)HELD_TAG);
+  const uint32_t mask = (1u << (m & HELD_TAG)) - 1;
+  for (uint32_t j = held_home(i, mask);; j = (j + 1) & mask) {
+    const uint64_t e = atomic_load_explicit(&w[j], memory_order_relaxed);
+    if (!e) return 0;
+    if ((uint32_t)(e >> 32) == i) return (uint32_t)e;
+  }
+}
+
+/* Entry i (new, not yet published) holds held: into the map, which grows
+ * at half full.  A map grown out of stays, as the table does: a report may
+ * be reading it. */
+static void held_put(rd_sites *s, uint32_t i, uint64_t held) {
+  uintptr_t m = atomic_load_explicit(&s->held, memory_order_relaxed);
+  uint32_t bits = m ? (uint32_t)(m & HELD_TAG) : 0;
+  if (!m || (s->held_n + 1) * 2 > 1u << bits) {
+    const uint32_t nbits = bits ? bits + 1 : 2;
+    _Atomic uint64_t *g = dc_alloc(sizeof *g << nbits);
+    for (uint32_t j = 0; m && j < 1u << bits; j++) {
+      const uint64_t e = ((const _Atomic uint64_t *)(m & ~(uintptr_t)HELD_TAG))[j];
+      uint32_t k = held_home((uint32_t)(e >> 32), (1u << nbits) - 1);
+      while (e && g[k]) k = (k + 1) & ((1u << nbits) - 1);
+      if (e) g[k] = e;
+    }
+    m = (uintptr_t)g | nbits;
+    bits = nbits;
+    atomic_store_explicit(&s->held, m, memory_order_release);
+  }
+  _Atomic uint64_t *w = (_Atomic uint64_t *)(m & ~(uintptr_t)HELD_TAG);
+  uint32_t j = held_home(i, (1u << bits) - 1);
+  while (w[j]) j = (j + 1) & ((1u << bits) - 1);
+  atomic_store_explicit(&w[j], (uint64_t)i << 32 | held, memory_order_relaxed);
+  s->held_n++;
 }
 
 rd_sites *rd_sites_new(void) {
@@ -210,8 +265,8 @@ static uintptr_t pc_of(uint32_t node, uint32_t k) {
 }
 
 /* ------------------------------------------------------------ a thread's entries */
-static inline uint32_t cmap_home(uint64_t ent, uint32_t cap) {
-  return (uint32_t)((ent * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+static inline uint32_t cmap_home(uint64_t ent, uint32_t held, uint32_t cap) {
+  return (uint32_t)(((ent ^ (uint64_t)held << 20) * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
 static void cmap_grow(rd_thread *r) {
@@ -220,7 +275,7 @@ static void cmap_grow(rd_thread *r) {
   for (uint32_t i = 0; i < r->cmap_cap; i++) {
     const uint32_t c = r->cmap[i];
     if (!c) continue;
-    uint32_t j = cmap_home(ent_get(r->sites, c), cap);
+    uint32_t j = cmap_home(ent_get(r->sites, c), ent_held(r->sites, c), cap);
     while (x[j]) j = (j + 1) & (cap - 1);
     x[j] = c;
   }
@@ -229,12 +284,13 @@ static void cmap_grow(rd_thread *r) {
   r->cmap_cap = cap;
 }
 
-/* The cidx of an entry in the thread's current table, appended if new. */
-static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
+/* The cidx of an entry (with held set held) in the thread's current table,
+ * appended if new. */
+static uint32_t cidx_of(rd_thread *r, uint64_t ent, uint32_t held) {
   if ((r->cmap_n + 1) * 2 > r->cmap_cap) cmap_grow(r);
-  uint32_t j = cmap_home(ent, r->cmap_cap), c;
+  uint32_t j = cmap_home(ent, held, r->cmap_cap), c;
   for (; (c = r->cmap[j]); j = (j + 1) & (r->cmap_cap - 1))
-    if (ent_get(r->sites, c) == ent) return c;
+    if (ent_get(r->sites, c) == ent && ent_held(r->sites, c) == held) return c;
   rd_sites *s = r->sites;
   c = atomic_load_explicit(&s->n, memory_order_relaxed);
   /* the reserve and rd_sites_renew keep c in its bits; past them it would
@@ -247,6 +303,7 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
     atomic_store_explicit(&s->chunk[k], chunk, memory_order_release);
   }
   chunk[off] = ent;
+  if (held) held_put(s, c, held);
   atomic_store_explicit(&s->n, c + 1, memory_order_release);
   if (c + 1 >= SITE_C_LIMIT - SITE_RESERVE) r->sites_full = 1;
   r->cmap[j] = c;
@@ -255,7 +312,8 @@ static uint32_t cidx_of(rd_thread *r, uint64_t ent) {
 }
 
 int rd_site_names(const rd_thread *r, uint32_t cidx, uint32_t ctx) {
-  return cidx && ent_get(r->sites, cidx) == ent_make(ctx, 0);
+  return cidx && ent_get(r->sites, cidx) == ent_make(ctx, 0) &&
+         ent_held(r->sites, cidx) == r->lockset;
 }
 
 /* The context's entry for the page of k, and the site.  Page 0 is cached
@@ -270,8 +328,8 @@ DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
     const uint32_t site = rd_page_site(r, ctx, k, &pc);
     if (site != RD_SITE_NONE) return site;
   }
-  const uint32_t c = cidx_of(r, ent_make(ctx, page));
-  if (pc) pc[0] = ctx, pc[1] = page, pc[2] = c;
+  const uint32_t c = cidx_of(r, ent_make(ctx, page), r->lockset);
+  if (pc) pc[0] = ctx, pc[1] = page, pc[2] = r->lockset, pc[3] = c;
   if (!page) {
     r->site_ctx = ctx;
     r->site_c0 = c;
@@ -286,7 +344,8 @@ DC_NOINLINE uint32_t rd_site_slow(rd_thread *r, uint32_t ctx, uint32_t k) {
  * A split site names two. */
 int rd_site_same_ctx_slow(const rd_thread *r, uint32_t ca, uint32_t cb) {
   const uint64_t a = ent_get(r->sites, ca), b = ent_get(r->sites, cb);
-  return ent_ctx(a) == ent_ctx(b) && !((a | b) & ENT_SPLIT);
+  return ent_ctx(a) == ent_ctx(b) && !((a | b) & ENT_SPLIT) &&
+         ent_held(r->sites, ca) == ent_held(r->sites, cb);
 }
 
 uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
@@ -313,7 +372,7 @@ uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site) {
   const uint64_t e = ent_get(r->sites, had >> SITE_K_BITS);
   if ((e & ENT_SPLIT) && split_side(e, oc) == site && split_side(e, oc + sh_size(cur) - 1) == site)
     return had;
-  const uint32_t got = cidx_of(r, want) << SITE_K_BITS;
+  const uint32_t got = cidx_of(r, want, 0) << SITE_K_BITS;
   slot[0] = want;
   slot[1] = got;
   return got;
@@ -337,7 +396,7 @@ void rd_sites_begin(rd_thread *r, rd_sites *s) {
 
 /* ------------------------------------------------------------ reports */
 int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *bytes,
-                   uint32_t *ctx, uintptr_t *pc, int *merged) {
+                   uint32_t *ctx, uint32_t *held, uintptr_t *pc, int *merged) {
   uint64_t e = ent_get(s, site >> SITE_K_BITS);
   /* a split site's side for byte, and that side's bytes (a split refers
    * only to entries made before it, so this ends) */
@@ -350,6 +409,7 @@ int rd_site_decode(const rd_sites *s, uint32_t site, unsigned byte, unsigned *by
   const rd_ctxrec *c = e && !(e & ENT_SPLIT) ? rd_ctx_get(ent_ctx(e)) : 0;
   if (!c) return 0;
   *ctx = ent_ctx(e);
+  if (held) *held = ent_held(s, site >> SITE_K_BITS);
   *pc = pc_of(c->node, ent_page(e) << SITE_KP_BITS | (site & (SITE_K - 1)));
   if (*pc == 1) *pc = 0; /* unknown (rd_site_of) */
   *merged = !!(site & RD_SITE_MERGED);

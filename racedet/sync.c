@@ -590,11 +590,14 @@ void rd_lock_created(uintptr_t m, uintptr_t pc) {
 void rd_release(uintptr_t addr) { release(addr, 0); }
 void rd_release_read(uintptr_t addr) { release(addr, 1); }
 
-/* The set of held mutexes is part of every access's context (reports name
- * the mutexes both accesses held): a change gives the thread a new set and
- * a new context handle. */
+/* The set of held mutexes is part of every access's site (reports name the
+ * mutexes both accesses held): a change gives the thread a new set, and its
+ * next access looks its context's entry up again (the handle is the same,
+ * the entry is not: site_ctx and site_e no longer hold for it). */
 static void lockset_changed(rd_thread *r, uintptr_t addr, int unlock, uint32_t n_before) {
   rd_lockset_step(r, addr, unlock, n_before);
+  r->site_ctx = 0;
+  r->site_e = 0;
   dc_thread *t = dc_self();
   if (t) t->ctx_handle = 0;
 }

@@ -12,6 +12,11 @@ and check the expectations written in its header comment:
   EXPECT-THREADS: N          at least N threads with a creator in the report
   EXPECT-STDOUT: text        the program's standard output contains text
   EXPECT-MUTEXES: n m        the two accesses held n and m mutexes (either order)
+  EXPECT-HELD-NAMED: f       in every report, the access whose innermost frame
+                             is f held exactly the mutexes that the location's
+                             global name lists after its last '_', each
+                             letter z the mutex whose creation stack starts
+                             in take_z (x_ab: two, x_0: none)
   EXPECT-NAMES: a b          the two racing threads are named a and b
                              (pthread_setname_np; either order)
   EXPECT-EVERY: N name [by]  each of the functions name_0 .. name_<N-1> is the
@@ -109,7 +114,7 @@ import tempfile
 
 
 KNOWN = {"KIND", "CURRENT", "PREVIOUS", "LOCATION", "CREATION", "THREADS", "STDOUT",
-         "MUTEXES", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
+         "MUTEXES", "HELD-NAMED", "NAMES", "EVERY", "MERGED", "EXACT", "ABSENT", "OBJECT-TYPE", "PREVIOUS-AT",
          "MUTEX-CREATION", "VPTR", "COUNT", "SIMILAR", "ALLOCATION", "PRELOAD", "CYCLE",
          "WANTED", "HELD", "MISUSE", "HOLDER",
          "SIGNAL", "CALLED", "ERRNO", "INTERRUPTED", "OPTIONS", "STDERR", "STDERR-LACKS",
@@ -293,6 +298,27 @@ def mutex_creation_why(rep, exp):
             name_matches(exp["MUTEX-CREATION"][0], f or "") for f in tops):
         return [f"mutex creation stacks start at {tops}, expected "
                 f"{exp['MUTEX-CREATION'][0]} among them"]
+    return []
+
+
+def held_named_why(rep, exp):
+    """EXPECT-HELD-NAMED: the mutexes held by the access in f, against the
+    location's name"""
+    if "HELD-NAMED" not in exp:
+        return []
+    f = exp["HELD-NAMED"][0]
+    name = rep.get("location", {}).get("name") or ""
+    want = sorted(name.rsplit("_", 1)[-1].replace("0", ""))
+    creators = {m.get("id"): base_name((m.get("creation_frames") or [{}])[0].get("function"))
+                for m in rep.get("mutexes", [])}
+    sides = [s for s in ("current", "previous")
+             if rep[s]["frames"] and name_matches(f, rep[s]["frames"][0].get("function"))]
+    if len(sides) != 1:
+        return [f"{len(sides)} accesses with top frame {f}, expected one"]
+    got = sorted(creators.get(m.get("id"), "?").replace("take_", "")
+                 for m in rep[sides[0]].get("mutexes", []))
+    if got != want:
+        return [f"{f}'s access to {name!r} held {got}, expected {want}"]
     return []
 
 
@@ -495,6 +521,8 @@ def run_and_check(bindir, exe, exp, js, args=(), cwd=None, extra_why=lambda rep:
             if not any(not w for w in whys):
                 fail.append("no report matches all expectations; closest: " +
                             "; ".join(min(whys, key=len)))
+        for rep in matching:  # (of every report, not of one)
+            fail += held_named_why(rep, exp)
         if "EVERY" in exp:
             fail += every_missing(matching, int(exp["EVERY"][0]), *exp["EVERY"][1:3])
     return r, reports, fail

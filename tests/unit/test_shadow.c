@@ -44,7 +44,7 @@ static const char *site_str(uint64_t cell, char *buf) {
   uint32_t ctx;
   uintptr_t at;
   int m;
-  if (!rd_cell_site(cell, 0, &ctx, &at, &m)) return "?";
+  if (!rd_cell_site(cell, 0, &ctx, 0, &at, &m)) return "?";
   snprintf(buf, 64, "%u %lx %d", ctx, (unsigned long)at, m);
   return buf;
 }
@@ -192,7 +192,7 @@ int main(void) {
   uint32_t ctx_first = 0;
   uintptr_t pc_first = 0;
   int m_first = 1;
-  CHECK(rd_cell_site(sh_load(wcell), 0, &ctx_first, &pc_first, &m_first) && pc_first == pc + 1 &&
+  CHECK(rd_cell_site(sh_load(wcell), 0, &ctx_first, 0, &pc_first, &m_first) && pc_first == pc + 1 &&
             !m_first,
         "one write: its pc, not merged");
   rd_access((uintptr_t)mem + 108, 4, 1, pc + 2);
@@ -204,7 +204,7 @@ int main(void) {
     uint32_t ctx = 0;
     uintptr_t at = 0;
     int m = 0;
-    CHECK(sh_load(wcell) == w0 && rd_cell_site(w0, 0, &ctx, &at, &m) && ctx == ctx_first &&
+    CHECK(sh_load(wcell) == w0 && rd_cell_site(w0, 0, &ctx, 0, &at, &m) && ctx == ctx_first &&
               at == pc_first && m,
           "in the first write's cell, with its context and pc, marked merged");
   }
@@ -396,7 +396,7 @@ int main(void) {
     uint32_t ca = 0, cb = 0;
     uintptr_t pa = 0, pb = 0;
     int ma = 1, mb = 1;
-    CHECK(rd_cell_site(a, 0, &ca, &pa, &ma) && rd_cell_site(b, 0, &cb, &pb, &mb) &&
+    CHECK(rd_cell_site(a, 0, &ca, 0, &pa, &ma) && rd_cell_site(b, 0, &cb, 0, &pb, &mb) &&
               ca == t->ctx_handle && cb == ca && pa == pc + 0x10 && pb == pc + 0x20 && !ma && !mb,
           "sites resolve to the context and the pcs");
     /* more pcs in one function than a page of k holds (64): each still
@@ -409,7 +409,7 @@ int main(void) {
       uint32_t cx = 0;
       uintptr_t px = 0;
       int mx = 1;
-      exact += rd_cell_site(only_cell(x), 0, &cx, &px, &mx) && cx == ca && px == pc + 0x1000 + i;
+      exact += rd_cell_site(only_cell(x), 0, &cx, 0, &px, &mx) && cx == ca && px == pc + 0x1000 + i;
     }
     CHECK(exact == 80, "%d of 80 pcs of one function resolve exactly", exact);
     /* an access whose pc is unknown (0: some interceptors) */
@@ -418,7 +418,7 @@ int main(void) {
     uint32_t c0 = 0;
     uintptr_t p0 = 1;
     int m0 = 1;
-    CHECK(rd_cell_site(only_cell(mem + 224), 0, &c0, &p0, &m0) && c0 == ca && p0 == 0 && !m0,
+    CHECK(rd_cell_site(only_cell(mem + 224), 0, &c0, 0, &p0, &m0) && c0 == ca && p0 == 0 && !m0,
           "an unknown pc resolves to 0 with its context");
   }
 
@@ -553,7 +553,7 @@ int main(void) {
               rd_slot_serial(r->tid, r->epoch) == t->serial,
           "both slots name this thread");
     char b1[64], b2[64];
-    CHECK(rd_cell_site(before, 0, &(uint32_t){0}, &(uintptr_t){0}, &(int){0}) &&
+    CHECK(rd_cell_site(before, 0, &(uint32_t){0}, 0, &(uintptr_t){0}, &(int){0}) &&
               !strcmp(site_str(before, b1), site_str(last, b2)),
           "old cells' sites still resolve: %s / %s", site_str(before, b1), site_str(last, b2));
     const uint64_t reports = rd_reports_count();
@@ -623,7 +623,7 @@ int main(void) {
         uintptr_t got_pc = 0;
         int m = 1;
         const uint64_t w = only_cell(big[c] + 8 * i);
-        if (!w || !rd_cell_site(w, 0, &got_ctx, &got_pc, &m) || got_ctx != ctx[c] ||
+        if (!w || !rd_cell_site(w, 0, &got_ctx, 0, &got_pc, &m) || got_ctx != ctx[c] ||
             got_pc != at + (uintptr_t)i || m) {
           if (!bad++)
             printf("  context %d, pc %d: cell %llx decodes to context %u pc %lx merged %d\n", c,
@@ -668,14 +668,14 @@ int main(void) {
         uint32_t got_ctx = 0;
         uintptr_t got_pc = 0;
         int m = 1;
-        CHECK(rd_cell_site(fw, &asked, &got_ctx, &got_pc, &m) && got_ctx == ctx[c] &&
+        CHECK(rd_cell_site(fw, &asked, &got_ctx, 0, &got_pc, &m) && got_ctx == ctx[c] &&
                   got_pc == at + (uintptr_t)c && !m && asked == want_bytes[c],
               "byte %u: context %u pc %#lx bytes %#x merged %d (want %u %#lx %#x 0)", b, got_ctx,
               (unsigned long)got_pc, asked, m, ctx[c], (unsigned long)(at + (uintptr_t)c),
               want_bytes[c]);
       }
     uint32_t first_ctx = 0;
-    CHECK(rd_cell_site(fw, 0, &first_ctx, &(uintptr_t){0}, &(int){0}) && first_ctx == ctx[0],
+    CHECK(rd_cell_site(fw, 0, &first_ctx, 0, &(uintptr_t){0}, &(int){0}) && first_ctx == ctx[0],
           "no bytes asked: the cell's first byte's access");
     for (int c = 2; c >= 1; c--) { /* B, then C, again */
       dc_func_entry(0x7000110 + 0x40 * (uintptr_t)c, fn, sp);
