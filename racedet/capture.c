@@ -15,9 +15,9 @@
  *             to the node saved in the frame (encoder.c capture_entry; the
  *             frame stack's resync covers longjmp, exceptions, tail calls).
  *
- * Either way the handle is then interned with the held mutexes exactly like
- * a DACCE snapshot (rd_ctx_intern), the record's id being the stack or tree
- * node.  Reports print the frames of both accesses (no thread ancestry for
+ * Either way the handle is then interned exactly like a DACCE snapshot
+ * (rd_ctx_intern), the record's id being the stack or tree node, and the
+ * held mutexes go with the access's site (site.c).  Reports print the frames of both accesses (no thread ancestry for
  * stackwalk; creation stacks from the tree for cct) and say the mode.
  *
  * The walk starts from the caller's %rbp: the runtime is compiled with
