@@ -98,10 +98,12 @@ static inline uint32_t held_home(uint32_t i, uint32_t mask) {
   return (uint32_t)((i * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
-/* Entry i's held set (0 for none, or no such entry). */
+/* Entry i's held set (0 for none, or no such entry).  (As ent_get, past
+ * the acquire of n: the map's words for entries below n are there.) */
 static uint32_t ent_held(const rd_sites *s, uint32_t i) {
-  const uintptr_t m = s ? atomic_load_explicit(&s->held, memory_order_acquire) : 0;
-  if (!m || !i) return 0;
+  if (!s || !i || i >= atomic_load_explicit(&s->n, memory_order_acquire)) return 0;
+  const uintptr_t m = atomic_load_explicit(&s->held, memory_order_acquire);
+  if (!m) return 0;
   const _Atomic uint64_t *w = (const _Atomic uint64_t *)(m & ~(uintptr_t)HELD_TAG);
   const uint32_t mask = (1u << (m & HELD_TAG)) - 1;
   for (uint32_t j = held_home(i, mask);; j = (j + 1) & mask) {
@@ -114,7 +116,7 @@ static uint32_t ent_held(const rd_sites *s, uint32_t i) {
 /* Entry i (new, not yet published) holds held: into the map, which grows
  * at half full.  A map grown out of stays, as the table does: a report may
  * be reading it. */
-static void held_put(rd_sites *s, uint32_t i, uint64_t held) {
+static void held_put(rd_sites *s, uint32_t i, uint32_t held) {
   uintptr_t m = atomic_load_explicit(&s->held, memory_order_relaxed);
   uint32_t bits = m ? (uint32_t)(m & HELD_TAG) : 0;
   if (!m || (s->held_n + 1) * 2 > 1u << bits) {
