@@ -17,8 +17,9 @@
  *
  * Either way the handle is then interned exactly like a DACCE snapshot
  * (rd_ctx_intern), the record's id being the stack or tree node, and the
- * held mutexes go with the access's site (site.c).  Reports print the frames of both accesses (no thread ancestry for
- * stackwalk; creation stacks from the tree for cct) and say the mode.
+ * held mutexes go with the access's site (site.c).  Reports print the
+ * frames of both accesses (no thread ancestry for stackwalk; creation
+ * stacks from the tree for cct) and say the mode.
  *
  * The walk starts from the caller's %rbp: the runtime is compiled with
  * -ffixed-rbp (CMakeLists.txt), so none of its frames between the program

@@ -306,10 +306,10 @@ uint32_t rd_site_split(rd_thread *r, uint64_t p, uint64_t cur, uint32_t site);
 void rd_sites_renew(rd_thread *r); /* the thread's table is nearly full (sites_full) */
 /* A cell's context handle, held set (unless held is 0) and pc (0 when
  * unknown: returns 0), and whether the cell merged accesses by several
- * pcs, the first of which is pc.  Of a
- * split cell (rd_site_split), the access to the first of the bytes *bytes
- * (the cell's first byte when bytes is 0 or names none of the cell's);
- * *bytes becomes the cell's bytes that this access had. */
+ * pcs, the first of which is pc.  Of a split cell (rd_site_split), the
+ * access to the first of the bytes *bytes (the cell's first byte when bytes
+ * is 0 or names none of the cell's); *bytes becomes the cell's bytes that
+ * this access had. */
 int rd_cell_site(uint64_t cell, unsigned *bytes, uint32_t *ctx, uint32_t *held, uintptr_t *pc,
                  int *merged);
 /* site.c's side of incarnations (rd_thread.c) */
