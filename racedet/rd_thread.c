@@ -329,11 +329,7 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
    * "context could not be decoded" (one run in fifteen of
    * tests/racedet/signal_entry_window.c's first version, with the eager
    * encoder too). */
-  if (dc_unlikely(t->sig_depth)) {
-    r->site_ctx = 0;
-    r->site_e = 0;
-    return intern_ctx(t, &c);
-  }
+  if (dc_unlikely(t->sig_depth)) return intern_ctx(t, &c);
   const uint64_t node_cc = DC_NODE_CC(c.node, c.cc), ts_locks = c.ts | (uint64_t)r->lockset << 32;
   rd_ictx *e = ictx_of(r, c.id, node_cc, r->lockset);
   /* the entry also keeps the context's entry in the table of sites, which
@@ -347,10 +343,10 @@ static uint32_t handle_of(dc_thread *t, dacce_ctx c) {
         __atomic_load_n(&((const rd_ctxrec *)dc_vec_at(&ctxs.tab, e->handle))->cidx, __ATOMIC_RELAXED);
     if (rd_site_names(r, cidx, e->handle)) e->cinc = r->inc, e->cidx = cidx;
   }
-  /* (the handle is the same under every held set, its entry is not: an
-   * entry not known here must not leave the last set's in site_c0) */
-  r->site_ctx = e->cinc == r->inc ? e->handle : 0;
-  r->site_c0 = e->cidx;
+  if (e->cinc == r->inc) {
+    r->site_ctx = e->handle;
+    r->site_c0 = e->cidx;
+  }
   return e->handle;
 }
 
