@@ -611,16 +611,23 @@ DC_INLINE int range_quick(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t 
   return 1;
 }
 
+/* The walks over a range go one shadow region at a time, whose granules'
+ * shadow is consecutive: addr's granule (0 when its region has no shadow)
+ * and in *stop the end of its part of [addr, end). */
+static inline sh_granule *region_part(uintptr_t addr, uintptr_t end, uintptr_t *stop) {
+  const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
+  *stop = end < rend ? end : rend;
+  return sh_granule_of(addr);
+}
+
 /* Ranges and unaligned accesses: granule by granule, clipped (one cell per
  * granule with the bytes touched there). */
 static void range_flags(dc_thread *t, uintptr_t addr, uintptr_t size, uint64_t flags,
                         uintptr_t pc) {
   const uintptr_t end = addr + size;
   while (addr < end) {
-    /* one region at a time: its granules' shadow is consecutive */
-    const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
-    const uintptr_t stop_r = end < rend ? end : rend;
-    sh_granule *g = sh_granule_of(addr);
+    uintptr_t stop_r;
+    sh_granule *g = region_part(addr, end, &stop_r);
     if (!g) {
       addr = stop_r;
       continue;
@@ -1072,9 +1079,8 @@ static DC_NOINLINE void mark_freed(dc_thread *t, uintptr_t addr, uintptr_t size,
   }
   uint64_t cur = 0, w = 0;
   while (addr < whole) {
-    const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
-    const uintptr_t stop_r = whole < rend ? whole : rend;
-    sh_granule *g = sh_granule_of(addr);
+    uintptr_t stop_r;
+    sh_granule *g = region_part(addr, whole, &stop_r);
     if (!g) {
       addr = stop_r;
       continue;
@@ -1116,9 +1122,8 @@ static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t 
   const uint64_t mine = r->self & ((uint64_t)SH_MAX_TID << SH_TID_SHIFT);
   const uintptr_t end = addr + size;
   while (addr < end) {
-    const uintptr_t rend = ((addr >> SH_REGION_BITS) + 1) << SH_REGION_BITS;
-    const uintptr_t stop_r = end < rend ? end : rend;
-    sh_granule *g = sh_granule_of(addr);
+    uintptr_t stop_r;
+    sh_granule *g = region_part(addr, end, &stop_r);
     if (!g) {
       addr = stop_r;
       continue;
