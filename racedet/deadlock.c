@@ -31,52 +31,59 @@
 #define DL_INST 6      /* instances kept per edge */
 #define DL_STEPS 20000 /* edges looked at per search, at most */
 
+/* An instance: 32 bytes, the modes in the pcs' top bits (user pcs are
+ * below 2^47), so that an edge keeps two of them in its 128-byte block. */
 typedef struct dl_inst {
   uint32_t thread, lockset; /* serial; held set (rd_lockset_now) */
   uint32_t ctx, from_ctx;   /* where `to` was wanted; where `from` was taken */
-  uintptr_t pc, from_pc;
-  uint8_t from_read, to_read;
+  uint64_t pc : 63, to_read : 1;
+  uint64_t from_pc : 63, from_read : 1;
 } dl_inst;
+_Static_assert(sizeof(dl_inst) == 32, "two instances in an edge");
 
 /* ------------------------------------------------------------ the graph
- * Nodes and edges are found through chained hash tables that double when
- * they hold more items than buckets; each item keeps its hash, so growth
- * calls nothing.  Until 2026-11-30 they had 4,096 buckets each, and a
- * program that locks down a list hand over hand (an edge per pair of
- * nodes) walked chains as long as the list over 4,096: two threads down
- * 400,000 nodes took 25 s against clang TSan's 2.0, 3.4 s since
- * (bench/micro/many_locks.sh, coupling).  An edge kept room for
- * DL_INST instances (a 512-byte block); most have one or two (a lock
- * coupling's threads), so the first is in the edge (a 128-byte block) and
- * from the second on all are in a block of their own, for 2, 4, then
- * DL_INST (128 and 256 bytes). */
-typedef struct dl_link {
-  struct dl_link *next; /* the bucket's chain */
+ * Nodes and edges are found through open-addressed tables of (hash, item)
+ * slots, probed linearly, at most 3/4 full, doubling beyond: a lookup that
+ * misses reads its slots' line or two and no item.  Until 2026-11-30 they
+ * were chained tables of 4,096 buckets each, and a program that locks down
+ * a list hand over hand (an edge per pair of nodes) walked chains as long
+ * as the list over 4,096: two threads down 400,000 nodes took 25 s against
+ * clang TSan's 2.0, 3.4 s with chained tables that doubled; their bucket
+ * and chain misses (an edge's lookup, and two nodes' for a new edge) were
+ * the largest part of the graph's own time, under its lock.  An edge keeps
+ * two instances in its block (a lock coupling's two threads); from the
+ * third on all are in a block of their own, for 4, then DL_INST (128 and
+ * 256 bytes).  Until 2026-12-01 it kept one, and the second thread's
+ * instance took a second 128-byte block for each edge.  With both changes
+ * (2026-12-01, bench/micro/many_locks.sh coupling, six alternating runs)
+ * the peak RSS went from 322 to 296 MB (clang TSan 313), the CPU time
+ * from 4.77-5.20 to 4.04-4.67 s and the wall time by 5% (medians; the
+ * runs' spread is 10%). */
+typedef struct dl_slot {
   uint64_t hash;
-} dl_link;
+  void *item; /* 0: empty */
+} dl_slot;
 
 typedef struct dl_table {
-  dl_link **b;
-  uint32_t bits; /* 2^bits buckets (0: none yet) */
+  dl_slot *s;
+  uint32_t bits; /* 2^bits slots (0: none yet) */
   uint32_t n;
 } dl_table;
 
 typedef struct dl_edge {
-  dl_link link; /* (first: the table's) */
   uint64_t from, to; /* lock objects */
   uintptr_t from_addr, to_addr;
   struct dl_edge *out_next; /* the from node's edges */
-  uint32_t n, cap;   /* instances; room in more */
-  dl_inst *more; /* with a second instance: all of them */
-  dl_inst first;
+  dl_inst *more;            /* past two instances: all of them */
+  uint32_t n, cap;          /* instances; room in more */
+  dl_inst first[2];
 } dl_edge;
 
 typedef struct dl_node {
-  dl_link link;
   uint64_t uid;
   dl_edge *out;
 } dl_node;
-_Static_assert(sizeof(dl_edge) <= 128 && sizeof(dl_node) <= 32, "dc_alloc's classes");
+_Static_assert(sizeof(dl_edge) <= 128 && sizeof(dl_node) <= 16, "dc_alloc's classes");
 
 static dl_table nodes, edges;
 static _Atomic int graph_lock;
@@ -85,69 +92,94 @@ static uint64_t pair_hash(uint64_t a, uint64_t b) {
   return (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
 }
 
-static inline dl_link **chain(const dl_table *t, uint64_t h) {
-  return &t->b[h >> (64 - t->bits)];
+static inline uint64_t mask(const dl_table *t) { return ((uint64_t)1 << t->bits) - 1; }
+static inline uint64_t home(const dl_table *t, uint64_t h) { return h >> (64 - t->bits); }
+
+/* The slot of the item with hash h that eq(item, key) accepts, or the
+ * empty slot where the probe ended; 0 with no slots yet. */
+static dl_slot *probe(const dl_table *t, uint64_t h, int (*eq)(const void *, const void *),
+                      const void *key) {
+  if (!t->bits) return 0;
+  for (uint64_t i = home(t, h);; i = (i + 1) & mask(t)) {
+    dl_slot *x = &t->s[i];
+    if (!x->item || (x->hash == h && eq(x->item, key))) return x;
+  }
 }
 
-static void table_add(dl_table *t, dl_link *l, uint64_t h) {
-  if (!t->bits || t->n >= 1u << t->bits) {
-    const uint32_t bits = t->bits ? t->bits + 1 : 12;
-    dl_table g = {dc_alloc(sizeof(dl_link *) << bits), bits, t->n};
-    for (uint64_t i = 0; t->bits && i < (1u << t->bits); i++)
-      for (dl_link *x = t->b[i], *next; x; x = next) {
-        next = x->next;
-        x->next = *chain(&g, x->hash);
-        *chain(&g, x->hash) = x;
+static void table_add(dl_table *t, void *item, uint64_t h) {
+  if (!t->bits || t->n + 1 > (3u << t->bits) / 4) {
+    const uint32_t bits = t->bits ? t->bits + 1 : 10;
+    dl_table g = {dc_alloc(sizeof(dl_slot) << bits), bits, t->n};
+    for (uint64_t i = 0; t->bits && i <= mask(t); i++)
+      if (t->s[i].item) {
+        uint64_t j = home(&g, t->s[i].hash);
+        while (g.s[j].item) j = (j + 1) & mask(&g);
+        g.s[j] = t->s[i];
       }
-    if (t->bits) dc_free(t->b, sizeof(dl_link *) << t->bits);
+    if (t->bits) dc_free(t->s, sizeof(dl_slot) << t->bits);
     *t = g;
   }
-  l->hash = h;
-  l->next = *chain(t, h);
-  *chain(t, h) = l;
+  uint64_t i = home(t, h);
+  while (t->s[i].item) i = (i + 1) & mask(t);
+  t->s[i] = (dl_slot){h, item};
   t->n++;
 }
 
-static void table_del(dl_table *t, dl_link *l) {
-  for (dl_link **p = chain(t, l->hash); *p; p = &(*p)->next)
-    if (*p == l) {
-      *p = l->next;
-      t->n--;
-      return;
+/* The item out of its slot (hash h), and the slots after it moved back
+ * where their probes would miss the hole (no tombstones). */
+static void table_del(dl_table *t, const void *item, uint64_t h) {
+  uint64_t i = home(t, h);
+  while (t->s[i].item != item) i = (i + 1) & mask(t);
+  for (uint64_t j = (i + 1) & mask(t); t->s[j].item; j = (j + 1) & mask(t)) {
+    const uint64_t k = home(t, t->s[j].hash); /* j's probe covers k .. j */
+    if (((j - k) & mask(t)) >= ((j - i) & mask(t))) { /* ... and the hole */
+      t->s[i] = t->s[j];
+      i = j;
     }
+  }
+  t->s[i] = (dl_slot){0, 0};
+  t->n--;
 }
 
-static inline dl_inst *inst(dl_edge *e) { return e->more ? e->more : &e->first; }
+static inline dl_inst *inst(dl_edge *e) { return e->more ? e->more : e->first; }
+
+static int node_is(const void *item, const void *key) {
+  return ((const dl_node *)item)->uid == *(const uint64_t *)key;
+}
+static int edge_is(const void *item, const void *key) {
+  const dl_edge *e = item;
+  const uint64_t *k = key;
+  return e->from == k[0] && e->to == k[1];
+}
 
 static dl_node *node_get(uint64_t uid, int create) {
   const uint64_t h = pair_hash(uid, 0);
-  for (dl_link *l = nodes.bits ? *chain(&nodes, h) : 0; l; l = l->next)
-    if (l->hash == h && ((dl_node *)l)->uid == uid) return (dl_node *)l;
+  dl_slot *x = probe(&nodes, h, node_is, &uid);
+  if (x && x->item) return x->item;
   if (!create) return 0;
   dl_node *n = dc_alloc(sizeof *n);
   *n = (dl_node){.uid = uid};
-  table_add(&nodes, &n->link, h);
+  table_add(&nodes, n, h);
   return n;
 }
 
 static void edge_free(dl_edge *e) {
-  table_del(&edges, &e->link);
+  table_del(&edges, e, pair_hash(e->from, e->to));
   if (e->more) dc_free(e->more, e->cap * sizeof(dl_inst));
   dc_free(e, sizeof *e);
 }
 
 static dl_edge *edge_get(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr) {
-  const uint64_t h = pair_hash(from, to);
-  for (dl_link *l = edges.bits ? *chain(&edges, h) : 0; l; l = l->next)
-    if (l->hash == h && ((dl_edge *)l)->from == from && ((dl_edge *)l)->to == to)
-      return (dl_edge *)l;
+  const uint64_t h = pair_hash(from, to), key[2] = {from, to};
+  dl_slot *x = probe(&edges, h, edge_is, key);
+  if (x && x->item) return x->item;
   dl_node *f = node_get(from, 1);
   node_get(to, 1);
   dl_edge *e = dc_alloc(sizeof *e);
   *e = (dl_edge){.from = from, .to = to, .from_addr = from_addr, .to_addr = to_addr,
                  .out_next = f->out};
   f->out = e;
-  table_add(&edges, &e->link, h);
+  table_add(&edges, e, h);
   return e;
 }
 
@@ -170,16 +202,16 @@ static int dropped_if_gone(dl_edge **pe) {
  * bytes) an object for good: 269 MB after 2 million, against clang TSan's
  * flat 19 MB, and 165 MB and 2.18 s after 200,000 objects with five kinds
  * of lock each (bench/micro/churn.c's locks), against 2.7 MB and 0.44 s
- * with the sweep (clang TSan 0.37 s; tests/racedet/lock_churn_memory.c).  The sweep goes over every node's
- * edges out once as many locks went as there are nodes left (at least
- * 1024): its cost, the table's buckets and the edges, is a few steps per
- * lock gone, on average, plus the graph's mean degree. */
+ * with the sweep (clang TSan 0.37 s; tests/racedet/lock_churn_memory.c).
+ * The sweep goes over every node's edges out once as many locks went as
+ * there are nodes left (at least 1024): its cost, the table's slots and
+ * the edges, is a few steps per lock gone, on average, plus the graph's
+ * mean degree. */
 static uint64_t forgotten; /* nodes gone since the last sweep */
 static void sweep(void) {
-  for (uint64_t b = 0; nodes.bits && b < ((uint64_t)1 << nodes.bits); b++)
-    for (dl_link *l = nodes.b[b]; l; l = l->next)
-      for (dl_edge **pe = &((dl_node *)l)->out; *pe;)
-        if (!dropped_if_gone(pe)) pe = &(*pe)->out_next;
+  for (uint64_t i = 0; nodes.bits && i <= mask(&nodes); i++)
+    for (dl_edge **pe = nodes.s[i].item ? &((dl_node *)nodes.s[i].item)->out : 0; pe && *pe;)
+      if (!dropped_if_gone(pe)) pe = &(*pe)->out_next;
   forgotten = 0;
 }
 
@@ -187,7 +219,7 @@ void rd_dl_forget(uint64_t uid) {
   dc_lock(&graph_lock);
   dl_node *n = node_get(uid, 0);
   if (n) {
-    table_del(&nodes, &n->link);
+    table_del(&nodes, n, pair_hash(uid, 0));
     for (dl_edge *e = n->out, *next; e; e = next) {
       next = e->out_next;
       edge_free(e);
@@ -278,7 +310,7 @@ static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_add
       return 0; /* nothing new for the rules */
   }
   if (e->n == DL_INST) return 0;
-  if (e->n == (e->more ? e->cap : 1)) { /* room for 2, then 4, then DL_INST */
+  if (e->n == (e->more ? e->cap : 2)) { /* room for 2, then 4, then DL_INST */
     const uint32_t cap = e->n * 2 < DL_INST ? e->n * 2 : DL_INST;
     dl_inst *more = dc_alloc(cap * sizeof(dl_inst));
     for (uint32_t k = 0; k < e->n; k++) more[k] = inst(e)[k];

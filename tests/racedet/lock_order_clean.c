@@ -14,10 +14,13 @@
  *  - mutexes in a heap block freed (not destroyed, as a C++ object's
  *    std::mutex) and allocated again at the same addresses, taken in the
  *    other order: new mutexes (google/sanitizers#1717 is this on a stack);
- *  - a recursive mutex locked again while holding another one.
+ *  - a recursive mutex locked again while holding another one;
+ *  - a cycle of three through an rwlock that one thread write-holds and
+ *    another read-holds, each taking mutexes under it: the two are never
+ *    there at once (the gate above, held in two modes).
  *
  * EXPECT: clean
- * EXPECT-STDOUT: reused 1 total 13
+ * EXPECT-STDOUT: reused 1 total 15
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,8 +30,9 @@
  * can deadlock */
 #define M PTHREAD_MUTEX_INITIALIZER
 static pthread_mutex_t a1 = M, b1 = M, gate = M, a2 = M, b2 = M, a3 = M, b3 = M, c3 = M,
-                       a4 = M, b4 = M, c5 = M;
-static pthread_rwlock_t r1 = PTHREAD_RWLOCK_INITIALIZER, r2 = PTHREAD_RWLOCK_INITIALIZER;
+                       a4 = M, b4 = M, c5 = M, y6 = M, z6 = M;
+static pthread_rwlock_t r1 = PTHREAD_RWLOCK_INITIALIZER, r2 = PTHREAD_RWLOCK_INITIALIZER,
+                        r6 = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t rec;
 static int total;
 
@@ -141,6 +145,30 @@ static void *recursive(void *arg) {
   return arg;
 }
 
+/* r6 -> y6 by a writer of r6, y6 -> z6 by a reader of it, z6 -> r6 (to
+ * read) by a third thread */
+static void *write_r6_y6(void *arg) {
+  pthread_rwlock_wrlock(&r6);
+  pthread_mutex_lock(&y6);
+  pthread_mutex_unlock(&y6);
+  pthread_rwlock_unlock(&r6);
+  return arg;
+}
+static void *read_r6_y6_z6(void *arg) {
+  pthread_rwlock_rdlock(&r6);
+  lock2(&y6, &z6);
+  pthread_rwlock_unlock(&r6);
+  return arg;
+}
+static void *z6_read_r6(void *arg) {
+  pthread_mutex_lock(&z6);
+  pthread_rwlock_rdlock(&r6);
+  total++;
+  pthread_rwlock_unlock(&r6);
+  pthread_mutex_unlock(&z6);
+  return arg;
+}
+
 static void run(void *(*fn)(void *), void *arg) {
   pthread_t t;
   pthread_create(&t, 0, fn, arg);
@@ -162,6 +190,9 @@ int main(void) {
   run(try_back, 0);
   run(forward_ab, 0);
   run(recursive, 0);
+  run(write_r6_y6, 0);
+  run(read_r6_y6_z6, 0);
+  run(z6_read_r6, 0);
   struct pair *p = malloc(sizeof *p);
   pthread_mutex_init(&p->m[0], 0);
   pthread_mutex_init(&p->m[1], 0);
