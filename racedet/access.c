@@ -1133,9 +1133,15 @@ static void range_check(dc_thread *t, uintptr_t addr, uintptr_t size, uintptr_t 
        * the quiet test over all their cells, without a branch per granule
        * (the loop that tested each granule, its bit looked up again, was
        * 25 instructions a granule) */
-      uint64_t loud;
+      uint64_t loud, any = 0;
       const unsigned n = b_run(g, addr, stop_r, &loud);
-      for (unsigned k = 0; k < n; k++)
+      /* first whether they hold anything at all, two loads and an OR a
+       * granule: most granules of a large block past its first KiB were
+       * never touched, and the full test over them was most of a free's
+       * time (bench/micro/heap.sh, blocks of up to 8 KiB: 1.49 -> 1.10 s,
+       * clang TSan 0.98 s) */
+      for (unsigned k = 0; k < n; k++) any |= sh_load(&g[k].c[0]) | sh_load(&g[k].c[1]);
+      for (unsigned k = 0; any && k < n; k++)
         loud |= noisy(sh_load(&g[k].c[0]), mine) | noisy(sh_load(&g[k].c[1]), mine);
       if (!loud) {
         const uintptr_t past = (addr & ~(uintptr_t)7) + 8 * (uintptr_t)n;
