@@ -31,8 +31,9 @@
 #define DL_INST 6      /* instances kept per edge */
 #define DL_STEPS 20000 /* edges looked at per search, at most */
 
-/* An instance: 32 bytes, the modes in the pcs' top bits (user pcs are
- * below 2^47), so that an edge keeps two of them in its 128-byte block. */
+/* An instance: 32 bytes, the modes in the pcs' top bits (a user-space pc
+ * leaves it clear), so that an edge keeps two of them in its 128-byte
+ * block. */
 typedef struct dl_inst {
   uint32_t thread, lockset; /* serial; held set (rd_lockset_now) */
   uint32_t ctx, from_ctx;   /* where `to` was wanted; where `from` was taken */
@@ -107,7 +108,7 @@ static dl_slot *probe(const dl_table *t, uint64_t h, int (*eq)(const void *, con
 }
 
 static void table_add(dl_table *t, void *item, uint64_t h) {
-  if (!t->bits || t->n + 1 > (3u << t->bits) / 4) {
+  if (!t->bits || t->n + 1 > (3ull << t->bits) / 4) {
     const uint32_t bits = t->bits ? t->bits + 1 : 10;
     dl_table g = {dc_alloc(sizeof(dl_slot) << bits), bits, t->n};
     for (uint64_t i = 0; t->bits && i <= mask(t); i++)
@@ -209,9 +210,11 @@ static int dropped_if_gone(dl_edge **pe) {
  * mean degree. */
 static uint64_t forgotten; /* nodes gone since the last sweep */
 static void sweep(void) {
-  for (uint64_t i = 0; nodes.bits && i <= mask(&nodes); i++)
-    for (dl_edge **pe = nodes.s[i].item ? &((dl_node *)nodes.s[i].item)->out : 0; pe && *pe;)
+  for (uint64_t i = 0; nodes.bits && i <= mask(&nodes); i++) {
+    dl_node *n = nodes.s[i].item;
+    for (dl_edge **pe = n ? &n->out : 0; pe && *pe;)
       if (!dropped_if_gone(pe)) pe = &(*pe)->out_next;
+  }
   forgotten = 0;
 }
 
