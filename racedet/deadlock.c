@@ -107,22 +107,23 @@ static dl_slot *probe(const dl_table *t, uint64_t h, int (*eq)(const void *, con
   }
 }
 
+/* Slot x into the first empty slot of its probe (t has room). */
+static void place(dl_table *t, dl_slot x) {
+  uint64_t i = home(t, x.hash);
+  while (t->s[i].item) i = (i + 1) & mask(t);
+  t->s[i] = x;
+}
+
 static void table_add(dl_table *t, void *item, uint64_t h) {
   if (!t->bits || t->n + 1 > (3ull << t->bits) / 4) {
     const uint32_t bits = t->bits ? t->bits + 1 : 10;
     dl_table g = {dc_alloc(sizeof(dl_slot) << bits), bits, t->n};
     for (uint64_t i = 0; t->bits && i <= mask(t); i++)
-      if (t->s[i].item) {
-        uint64_t j = home(&g, t->s[i].hash);
-        while (g.s[j].item) j = (j + 1) & mask(&g);
-        g.s[j] = t->s[i];
-      }
+      if (t->s[i].item) place(&g, t->s[i]);
     if (t->bits) dc_free(t->s, sizeof(dl_slot) << t->bits);
     *t = g;
   }
-  uint64_t i = home(t, h);
-  while (t->s[i].item) i = (i + 1) & mask(t);
-  t->s[i] = (dl_slot){h, item};
+  place(t, (dl_slot){h, item});
   t->n++;
 }
 

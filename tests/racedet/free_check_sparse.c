@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #define BLOCK 4096
@@ -37,20 +38,15 @@ LONE(3, 1032)
 LONE(4, 3000)
 LONE(5, 2048)
 
-static void *first(void *x) {
-  lone_0();
-  lone_1();
-  lone_2();
+static void (*const lones[6])(void) = {lone_0, lone_1, lone_2, lone_3, lone_4, lone_5};
+
+/* writer k writes blocks 3k .. 3k + 2 */
+static void *writer(void *k) {
+  for (int i = 0; i < 3; i++) lones[3 * (intptr_t)k + i]();
   atomic_fetch_add_explicit(&written, 1, memory_order_relaxed);
-  return x;
+  return 0;
 }
-static void *second(void *x) {
-  lone_3();
-  lone_4();
-  lone_5();
-  atomic_fetch_add_explicit(&written, 1, memory_order_relaxed);
-  return x;
-}
+
 __attribute__((noinline)) void release_blocks(void) {
   for (int k = 0; k < 6; k++) free(blocks[k]);
 }
@@ -58,8 +54,7 @@ __attribute__((noinline)) void release_blocks(void) {
 int main(void) {
   for (int k = 0; k < 6; k++) blocks[k] = malloc(BLOCK);
   pthread_t t[2];
-  pthread_create(&t[0], 0, first, 0);
-  pthread_create(&t[1], 0, second, 0);
+  for (intptr_t k = 0; k < 2; k++) pthread_create(&t[k], 0, writer, (void *)k);
   while (atomic_load_explicit(&written, memory_order_relaxed) < 2) sched_yield();
   release_blocks();
   for (int k = 0; k < 2; k++) pthread_join(t[k], 0);
