@@ -96,6 +96,7 @@ void dc_atfork_release(void);
 #define DC_RANK_LOCKGRAPH 75 /* racedet/deadlock.c: the lock-order graph */
 #define DC_RANK_HEAP 80
 #define DC_RANK_FREED 90
+#define DC_RANK_SMALL 92 /* racedet/heap_small.c: a size class's stack of batches (a leaf) */
 #define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
 #define DC_RANK_EXTERNAL 97 /* racedet/annotations.c: objects of the external-race API (a leaf) */
 #define DC_RANK_FLOOR 98 /* racedet/floor.c: the registry of clocks */
@@ -270,6 +271,8 @@ typedef struct dc_report_ack {
                              "it back to the kernel (M_TRIM_THRESHOLD; 0: glibc's "   \
                              "own); left to glibc when GLIBC_TUNABLES or MALLOC_*_ "  \
                              "set its malloc")                                         \
+  X(int, small_heap, 1, "serve heap blocks of up to 256 bytes from the runtime's "  \
+                        "own size classes, with no headers (0: all from glibc)")    \
   X(int, help, 0, "print the options and exit")                                     \
   X(int, report_text, 1, "print reports as text on stderr")                         \
   X(str, raw_reports, "", "append each report as a JSON line to this file (the "    \
@@ -513,6 +516,16 @@ typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (
                   * an interceptor's unknown one) */
   uint32_t node, k;
 } rd_pck;
+/* The runtime's own blocks of up to RD_SMALL_MAX bytes (racedet/heap_small.c):
+ * a class per RD_SMALL_ALIGN bytes; a thread's free blocks of a class, a
+ * list (cur) and a full batch (spare), linked through their first words. */
+#define RD_SMALL_ALIGN 16u
+#define RD_SMALL_MAX 256u
+#define RD_SMALL_CLASSES (RD_SMALL_MAX / RD_SMALL_ALIGN)
+typedef struct rd_small {
+  void *cur, *spare;
+  uint32_t ncur, nspare;
+} rd_small;
 /* 4096 entries (64 KiB, touched only where pcs land): SQLite has thousands
  * of access pcs, and with 1024 one site in five missed the cache (pc_find,
  * a probe of the global table); with 4096, one in twenty.  Until
@@ -592,6 +605,7 @@ typedef struct rd_thread {
   rd_ictx ictx[1u << RD_ICTX_BITS];
   uintptr_t heap_pc;   /* the call site of operator new/delete in progress (intercept_heap.c) */
   uint32_t heap_cache, heap_ncache; /* free heap block records (intercept_heap.c, rec_get) */
+  rd_small small[RD_SMALL_CLASSES]; /* free small blocks by class (racedet/heap_small.c) */
   uintptr_t caught[8]; /* the objects of the C++ handlers running, innermost last */
   uint32_t ncaught;    /* handlers running (intercept_pthread.c, __cxa_begin_catch) */
   int in_vptr;         /* checking a vptr access (rd_vptr_access) */

@@ -202,6 +202,8 @@ void dc_options_init(void) {
     dc_die("dacce: option 'slots' must be in [16, 8192], got %d\n", dc_opt.slots);
   if (dc_opt.heap_trim_kb < 0 || dc_opt.heap_trim_kb > (1 << 21) - 1) /* (bytes: an int) */
     dc_die("dacce: option 'heap_trim_kb' must be in [0, 2097151], got %d\n", dc_opt.heap_trim_kb);
+  if (dc_opt.small_heap != 0 && dc_opt.small_heap != 1)
+    dc_die("dacce: option 'small_heap' must be 0 or 1, got %d\n", dc_opt.small_heap);
   if (dc_streq(dc_opt.capture, "dacce") || dc_streq(dc_opt.capture, "0"))
     dc_capture_mode = DC_CAPTURE_DACCE;
   else if (dc_streq(dc_opt.capture, "stackwalk") || dc_streq(dc_opt.capture, "1"))

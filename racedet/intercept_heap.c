@@ -6,8 +6,9 @@
  * the block by the freeing thread, with the special pc "free", so that an
  * unsynchronised access afterwards is reported as heap-use-after-free with
  * the freeing context; sync objects inside the block are forgotten.
- * The real allocator is glibc's, reached through its __libc_* entry points,
- * which need no dlsym bootstrap. */
+ * Blocks of up to 256 bytes come from the runtime's own size classes
+ * (heap_small.c), the rest from glibc's, reached through its __libc_*
+ * entry points, which need no dlsym bootstrap. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
@@ -349,29 +350,89 @@ static inline void sig_check(const char *fn, int alloc, uintptr_t pc) {
 }
 
 /* ------------------------------------------------------------ interceptors */
+/* Blocks of up to RD_SMALL_MAX bytes are the runtime's own (heap_small.c),
+ * the rest glibc's; a free goes to whichever made the block. */
+static inline void *raw_malloc(size_t n) {
+  void *p = rd_small_alloc(n);
+  return p ? p : __libc_malloc(n);
+}
+static inline void raw_free(void *p) {
+  if (rd_small_owns(p)) rd_small_free(p);
+  else __libc_free(p);
+}
+
 DC_EXPORT_LEAF void *malloc(size_t n) {
   sig_check("malloc", 1, PC());
-  void *p = __libc_malloc(n);
+  void *p = raw_malloc(n);
   on_alloc(p, n, PC());
   return p;
 }
 DC_EXPORT_LEAF void *calloc(size_t n, size_t m) {
   sig_check("calloc", 1, PC());
-  void *p = __libc_calloc(n, m);
+  size_t size;
+  void *p = 0;
+  if (!__builtin_mul_overflow(n, m, &size) && (p = rd_small_alloc(size))) {
+    uint64_t *w = p; /* (a class is a multiple of 16 bytes) */
+    for (size_t i = 0; i < (size + 15) / 16 * 2; i++) w[i] = 0;
+  } else {
+    p = __libc_calloc(n, m);
+  }
   on_alloc(p, n * m, PC());
+  return p;
+}
+/* realloc at pc: a small block stays where it is when n fits its class,
+ * else moves (its bytes copied as the runtime's, not as an access). */
+static void *do_realloc(void *old, size_t n, uintptr_t pc) {
+  if (!old) {
+    void *p = raw_malloc(n);
+    on_alloc(p, n, pc);
+    return p;
+  }
+  on_free(old, pc);
+  if (!rd_small_owns(old)) {
+    void *p = __libc_realloc(old, n);
+    on_alloc(p, n, pc);
+    return p;
+  }
+  if (!n) { /* (as glibc: freed, and no block) */
+    rd_small_free(old);
+    return 0;
+  }
+  const size_t have = rd_small_usable(old);
+  void *p = old;
+  if (n > have) {
+    if (!(p = raw_malloc(n))) return 0;
+    const uint64_t *from = old;
+    uint64_t *to = p;
+    for (size_t i = 0; i < have / 8; i++) to[i] = from[i];
+    rd_small_free(old);
+  }
+  on_alloc(p, n, pc);
   return p;
 }
 DC_EXPORT_LEAF void *realloc(void *old, size_t n) {
   sig_check("realloc", 1, PC());
-  if (old) on_free(old, PC());
-  void *p = __libc_realloc(old, n);
-  on_alloc(p, n, PC());
-  return p;
+  return do_realloc(old, n, PC());
+}
+DC_EXPORT_LEAF void *reallocarray(void *old, size_t n, size_t m) {
+  sig_check("reallocarray", 1, PC());
+  size_t size;
+  if (__builtin_mul_overflow(n, m, &size)) {
+    errno = ENOMEM;
+    return 0;
+  }
+  return do_realloc(old, size, PC());
 }
 DC_EXPORT_LEAF void free(void *p) {
   if (p) sig_check("free", 0, PC());
   on_free(p, PC());
-  __libc_free(p);
+  raw_free(p);
+}
+DC_EXPORT_LEAF size_t malloc_usable_size(void *p) {
+  static size_t (*real)(void *);
+  if (rd_small_owns(p)) return rd_small_usable(p);
+  if (!real) real = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+  return real ? real(p) : 0;
 }
 DC_EXPORT_LEAF void cfree(void *p) { free(p); }
 DC_EXPORT_LEAF void *memalign(size_t a, size_t n) {

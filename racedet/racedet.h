@@ -587,6 +587,18 @@ _Static_assert(sizeof(rd_block) == 32, "a heap block's record: 32 bytes");
 int rd_heap_find(uintptr_t addr, rd_block *out); /* block containing addr */
 intptr_t rd_heap_freed_via(uintptr_t addr);       /* its newest free's rd_block.via */
 void rd_heap_thread_end(rd_thread *r);             /* its free records go back */
+/* The runtime's own small blocks (heap_small.c): a block of n bytes, or 0
+ * (larger than RD_SMALL_MAX, no thread state, no room: glibc's then); whether
+ * p is one (in [rd_small_base, + rd_small_size_all)); its usable size; its
+ * free; a thread's free blocks back to the classes at its end. */
+extern uintptr_t rd_small_base, rd_small_size_all;
+void *rd_small_alloc(size_t n);
+static inline int rd_small_owns(const void *p) {
+  return (uintptr_t)p - rd_small_base < rd_small_size_all;
+}
+size_t rd_small_usable(const void *p);
+void rd_small_free(void *p);
+void rd_small_thread_end(rd_thread *r);
 /* File descriptors as locations (intercept_fd.c): the descriptor whose word
  * addr is in, with its creation (ctx 0: unknown), or -1. */
 #define RD_FD_MAX 65536

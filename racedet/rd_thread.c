@@ -815,6 +815,7 @@ void rd_thread_finish(dc_thread *t) {
   rd_vc_free(&r->rel_fence);
   rd_sync_thread_end(r);
   rd_heap_thread_end(r);
+  rd_small_thread_end(r);
   rd_sites_end(r);
 }
 

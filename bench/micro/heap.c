@@ -7,7 +7,9 @@
  *   plain   just the block
  *   locked  a block that starts with a mutex, made, taken once around the
  *           write and destroyed before the free (objects with a lock of
- *           their own, each taken under no other: a new held set each) */
+ *           their own, each taken under no other: a new held set each)
+ *   hold    every block kept until all N are made, then all freed (the
+ *           memory of many live blocks: MAX 1 makes them all 16 bytes) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,27 @@
 
 enum { LIVE = 256 };
 static long n, max;
-static int locked;
+static int locked, hold;
 
 static void *run(void *arg) {
   unsigned x = (unsigned)(long)arg * 7919u + 1;
-  char *live[LIVE] = {0};
   long sum = 0;
+  if (hold) {
+    char **all = malloc(n * sizeof *all);
+    if (!all) exit(1);
+    for (long i = 0; i < n; i++) {
+      x = x * 1103515245u + 12345u;
+      if (!(all[i] = malloc(16 + (x >> 8) % (unsigned)max))) exit(1);
+      memset(all[i], (int)i, 16);
+    }
+    for (long i = 0; i < n; i++) {
+      sum += all[i][i % 16];
+      free(all[i]);
+    }
+    free(all);
+    return (void *)sum;
+  }
+  char *live[LIVE] = {0};
   for (long i = 0; i < n; i++) {
     x = x * 1103515245u + 12345u;
     const size_t size = (locked ? sizeof(pthread_mutex_t) : 0) + 16 + (x >> 8) % (unsigned)max;
@@ -47,12 +64,13 @@ static void *run(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4 || (strcmp(argv[1], "plain") && strcmp(argv[1], "locked")) ||
+  if (argc != 4 || (strcmp(argv[1], "plain") && strcmp(argv[1], "locked") && strcmp(argv[1], "hold")) ||
       (max = atol(argv[2])) < 1 || (n = atol(argv[3])) < 1) {
-    fprintf(stderr, "usage: heap plain|locked MAX N\n");
+    fprintf(stderr, "usage: heap plain|locked|hold MAX N\n");
     return 2;
   }
   locked = !strcmp(argv[1], "locked");
+  hold = !strcmp(argv[1], "hold");
   pthread_t t[2];
   for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, run, (void *)i);
   long sum = 0;

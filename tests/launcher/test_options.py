@@ -12,7 +12,8 @@ apply (exitcode, report_bugs, report_thread_leaks, suppress_equal_addresses),
 TSan's others are ignored, DACCE_RACE_OPTIONS and the command line override
 it, a bad value is a one-line error.  heap_trim_kb: glibc keeps the free
 top of a heap up to 1 MiB, not with 0 or when the environment sets glibc's
-malloc.
+malloc.  small_heap: a 16-byte block is the runtime's own (usable size 16),
+glibc's with 0 (24), and 2 is a one-line error.
 """
 import glob
 import os
@@ -157,6 +158,18 @@ for how, args, env in (("--heap-trim-kb=0", ["--heap-trim-kb=0"], None),
 r = t.run([trim], env={"DACCE_OPTIONS": "heap_trim_kb=3000000"})
 t.check(r.returncode != 0 and "heap_trim_kb" in r.stderr, "heap_trim_kb out of range: an error",
         r.stderr)
+
+# ---------------------------------------------------------------- small_heap
+def small_usable(r):
+    m = re.search(r"small usable (\d+)", r.stdout)
+    return int(m.group(1)) if m else -1
+r = t.run([trim])
+t.check(small_usable(r) == 16, "small_heap: a 16-byte block from the runtime's classes", r.stdout)
+r = t.run(["--small-heap=0", trim])
+t.check(small_usable(r) == 24, "small_heap=0: a 16-byte block from glibc", r.stdout)
+r = t.run(["--small-heap=2", trim])
+t.check(r.returncode != 0 and "small_heap" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+        "small_heap=2: a one-line error", r.stderr)
 
 r = t.run(["--version"])
 t.check_status(r, 0, "--version")

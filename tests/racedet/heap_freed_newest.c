@@ -20,13 +20,14 @@
 #include <stdlib.h>
 
 #define SMALL 512
+#define SMALL_SIZE 320 /* glibc's: past the runtime's own classes (up to 256 B) */
 #define LARGE (96 << 10) /* under glibc's mmap threshold: from the heap */
 static uintptr_t small_at[SMALL];
 static long *large, *target;
 static atomic_int freed;
 
 __attribute__((noinline)) void make_small(void) {
-  for (int i = 0; i < SMALL; i++) small_at[i] = (uintptr_t)malloc(24);
+  for (int i = 0; i < SMALL; i++) small_at[i] = (uintptr_t)malloc(SMALL_SIZE);
 }
 __attribute__((noinline)) void free_small(void) {
   for (int i = 0; i < SMALL; i++) free((void *)small_at[i]);
