@@ -518,13 +518,15 @@ typedef struct rd_pck { /* a thread's cache of pcs' indices in their functions (
 } rd_pck;
 /* The runtime's own blocks of up to RD_SMALL_MAX bytes (racedet/heap_small.c):
  * a class per RD_SMALL_ALIGN bytes; a thread's free blocks of a class, a
- * list (cur) and a full batch (spare), linked through their first words. */
+ * list (cur) and a full batch (spare), linked through their first words,
+ * and the rest of its run of the class, [bump, bend), not yet handed out. */
 #define RD_SMALL_ALIGN 16u
 #define RD_SMALL_MAX 256u
 #define RD_SMALL_CLASSES (RD_SMALL_MAX / RD_SMALL_ALIGN)
 typedef struct rd_small {
   void *cur, *spare;
   uint32_t ncur, nspare;
+  char *bump, *bend;
 } rd_small;
 /* 4096 entries (64 KiB, touched only where pcs land): SQLite has thousands
  * of access pcs, and with 1024 one site in five missed the cache (pc_find,

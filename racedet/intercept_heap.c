@@ -214,8 +214,20 @@ static inline freed_ring *freed_small(uintptr_t mib) {
   return &freed[dc_hash_word(mib) & (FREED_RINGS - 1)];
 }
 
+/* The runtime's own small blocks (heap_small.c) are by their page, not
+ * their MiB: a class's blocks lie together, and threads whose blocks
+ * shared a MiB, and so a ring and its lock, each spent a fifth of a free
+ * waiting for the other (bench/micro/heap.sh's blocks of up to 64 bytes).
+ * A block of at most RD_SMALL_MAX bytes that holds an address starts in
+ * the address's page or the one before. */
+static inline freed_ring *freed_page(uintptr_t page) {
+  return &freed[dc_hash_word(page) & (FREED_RINGS - 1)];
+}
+
 static void remember_freed(const rd_block *b, int16_t via) {
-  freed_ring *r = b->size < FREED_LARGE ? freed_small(b->addr >> 20) : &freed[FREED_RINGS];
+  freed_ring *r = rd_small_owns((void *)b->addr) ? freed_page(b->addr >> 12)
+                  : b->size < FREED_LARGE        ? freed_small(b->addr >> 20)
+                                                 : &freed[FREED_RINGS];
   dc_lock(&r->lock);
   freed_ent *e = &ring_e(r)[r->next++ % FREED_RING];
   e->b = *b;
@@ -227,11 +239,13 @@ static void remember_freed(const rd_block *b, int16_t via) {
 /* The newest free of a block that held addr (copied to out, with its
  * via), if any of the rings still has one. */
 static int freed_find(uintptr_t addr, rd_block *out, intptr_t *via) {
-  freed_ring *look[3] = {freed_small(addr >> 20), freed_small((addr >> 20) - 1),
+  const int small = rd_small_owns((void *)addr);
+  freed_ring *look[3] = {small ? freed_page(addr >> 12) : freed_small(addr >> 20),
+                         small ? freed_page((addr >> 12) - 1) : freed_small((addr >> 20) - 1),
                          &freed[FREED_RINGS]};
   uint64_t newest = 0;
   int found = 0;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 3 - small; k++) {
     if (k == 1 && look[1] == look[0]) continue;
     freed_ring *r = look[k];
     dc_lock(&r->lock);
