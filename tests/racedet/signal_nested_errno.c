@@ -50,7 +50,15 @@ static void on_usr2(int sig) {
   __atomic_fetch_add(&got, 1, __ATOMIC_RELEASE);
 }
 
-__attribute__((noinline)) static void wait_got(int n) {
+/* With reset, errno is cleared and the sender told so here, so that the
+ * SIGUSR2 it then sends arrives in this function (when main cleared it
+ * before the call, the signal could come in between: on_usr2 over main
+ * alone, one run in a few hundred). */
+__attribute__((noinline)) static void wait_got(int n, int reset) {
+  if (reset) {
+    errno = 0;
+    __atomic_store_n(&errno_reset, 1, __ATOMIC_RELEASE);
+  }
   while (__atomic_load_n(&got, __ATOMIC_ACQUIRE) < n) usleep(1000);
 }
 static void wait_flag(int *f) {
@@ -82,10 +90,8 @@ int main(void) {
   pthread_t self = pthread_self(), t;
   errno = 0;
   pthread_create(&t, 0, sender, &self);
-  wait_got(2); /* SIGUSR1, SIGTERM */
-  errno = 0;
-  __atomic_store_n(&errno_reset, 1, __ATOMIC_RELEASE);
-  wait_got(3); /* SIGUSR2 */
+  wait_got(2, 0); /* SIGUSR1, SIGTERM */
+  wait_got(3, 1); /* SIGUSR2 */
   pthread_join(t, 0);
   printf("signals %d\n", __atomic_load_n(&got, __ATOMIC_ACQUIRE));
   return 0;
