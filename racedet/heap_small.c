@@ -11,29 +11,33 @@
  * Layout: one mapping of RD_SMALL_CLASSES sub-regions of 4 GiB
  * (MAP_NORESERVE: pages are committed as blocks are first handed out), one
  * per class, so a block's class is its sub-region, and whether a pointer
- * is ours is one range test.  A class whose sub-region is used up leaves
+ * is ours is one range test.  A sub-region is cut into runs of 64 KiB, and
+ * each thread cuts new blocks from a run of its own per class, so that two
+ * threads' new blocks share no page (nor its shadow, nor a ring of recent
+ * frees: intercept_heap.c).  A class whose sub-region is used up leaves
  * its next blocks to glibc.  Memory is never given back to the kernel (as
  * clang TSan's allocator keeps it): freed blocks are reused, newest first.
  *
  * Caches: each thread keeps, per class, a list of free blocks (cur) and a
  * full batch beside it (spare), linked through each block's first word.
  * An allocation pops cur; a free pushes onto it; when cur holds a batch
- * (batch_of, 64 blocks, fewer for the larger classes) it becomes the spare,
+ * (batch_n, 64 blocks, fewer for the larger classes) it becomes the spare,
  * and a spare already there goes to the class's global stack of batches
  * (under the class's lock), which refills a thread whose cur and spare are
- * both empty, before new blocks are cut from the sub-region.  So a thread
- * that only frees what others made (a consumer) hands them back a batch at
- * a time, and the lock is taken once per batch.  A batch on the stack
- * keeps the next batch and its count in its first block's second word.
- * A thread's end gives its lists back (rd_small_thread_end); a thread
- * without a state of its own (not yet made, or past its end) allocates
- * from glibc and frees onto the stack directly.
+ * both empty, before new blocks are cut from its run.  So a thread that
+ * only frees what others made (a consumer) hands them back a batch at a
+ * time, and the lock is taken once per batch.  A batch on the stack keeps
+ * the next batch and its count in its first block's second word.  A
+ * thread's end gives its lists, and the rest of its runs, back
+ * (rd_small_thread_end); a thread without a state of its own (not yet
+ * made, or past its end) allocates from glibc and frees onto the stack.
  *
  * A free block's second word holds `small_key` (a random value of the
  * process) unless it heads a batch on the stack; an allocation clears it.
  * A free that finds the key there is a double free (glibc's tcache makes
- * the same test): the runtime says so and aborts, as glibc does, where
- * pushing the block again would hand it out twice.
+ * the same test): the runtime says so and stops the program (exit status
+ * 70, dc_die), as glibc aborts it, where pushing the block again would
+ * hand it out twice.
  *
  * The thread's lists are changed inside dc_enter/dc_leave: a signal
  * handler's malloc waits until the change is done. */

@@ -4,6 +4,13 @@
  * sees must be what C promises, and nothing may be handed out twice:
  *  - 2,000 blocks of 16 bytes made in a row by the first thread made are
  *    16 bytes apart, all 1,999 pairs (glibc's are 32 apart);
+ *  - two threads that each make 1,000 blocks of 32 bytes at once share no
+ *    page (each carves runs of its own; cut from one shared run in turns,
+ *    their blocks alternated a batch at a time);
+ *  - 80,000 blocks of 16 bytes (more than a MiB): none starts in the first
+ *    page after a MiB, nor ends in the last page before one (the shadow of
+ *    such a block's first or last bytes sits at 2 MiB of plane A, where a
+ *    store into fresh shadow asks the kernel which pages are there);
  *  - every size from 0 to 300: aligned to 16, malloc_usable_size at least
  *    the size (and exactly its class up to 256), its bytes writable;
  *  - calloc zeroes a block that was used and freed (the same class, so the
@@ -19,7 +26,7 @@
  *    forked child, whose standard error the parent reads).
  *
  * EXPECT: clean
- * EXPECT-STDOUT: small blocks: dense 1999, sizes ok, calloc ok, realloc ok, handed 200000 ok, double free stopped
+ * EXPECT-STDOUT: small blocks: dense 1999, apart ok, sizes ok, calloc ok, realloc ok, handed 200000 ok, double free stopped
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +59,52 @@ static void *dense_thread(void *arg) {
   for (int i = 0; i < DENSE; i++) free((void *)at[i]);
   *(long *)arg = apart;
   return 0;
+}
+
+/* ---------------------------------------------------------- apart */
+enum { APART = 1000 };
+static pthread_barrier_t both;
+static uintptr_t apart_at[2][APART];
+static void *apart_thread(void *arg) {
+  uintptr_t *at = apart_at[(uintptr_t)arg];
+  pthread_barrier_wait(&both);
+  for (int i = 0; i < APART; i++) at[i] = (uintptr_t)malloc(32);
+  pthread_barrier_wait(&both);
+  return 0;
+}
+static int cmp_addr(const void *a, const void *b) {
+  const uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+  return x < y ? -1 : x > y;
+}
+/* pages holding blocks of both threads */
+static long shared_pages(void) {
+  pthread_t t[2];
+  pthread_barrier_init(&both, 0, 2);
+  for (uintptr_t i = 0; i < 2; i++) pthread_create(&t[i], 0, apart_thread, (void *)i);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+  static uintptr_t pages[2][APART];
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < APART; i++) pages[k][i] = apart_at[k][i] >> 12;
+  qsort(pages[1], APART, sizeof(uintptr_t), cmp_addr);
+  long shared = 0;
+  for (int i = 0; i < APART; i++)
+    shared += bsearch(&pages[0][i], pages[1], APART, sizeof(uintptr_t), cmp_addr) != 0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < APART; i++) free((void *)apart_at[k][i]);
+  return shared;
+}
+
+/* ---------------------------------------------------------- near a MiB */
+enum { MANY = 80000 };
+static long near_mib(void) {
+  static void *at[MANY];
+  long near = 0;
+  for (int i = 0; i < MANY; i++) {
+    const uintptr_t a = (uintptr_t)(at[i] = malloc(16));
+    near += a % (1u << 20) < 4096 || (a + 16) % (1u << 20) > (1u << 20) - 4096;
+  }
+  for (int i = 0; i < MANY; i++) free(at[i]);
+  return near;
 }
 
 /* ---------------------------------------------------------- sizes */
@@ -209,6 +262,9 @@ int main(void) {
   pthread_t t[4];
   pthread_create(&t[0], 0, dense_thread, &dense);
   pthread_join(t[0], 0);
+  const long shared = shared_pages(), near = near_mib();
+  CHECK(shared == 0, "%ld pages hold blocks of both threads", shared);
+  CHECK(near == 0, "%ld blocks within a page of a MiB", near);
   sizes();
   callocs();
   reallocs();
@@ -220,7 +276,7 @@ int main(void) {
   CHECK(handed == 2 * PER && bad == 0, "handed %ld, %ld overwritten", handed, bad);
   const int df = double_free_stopped();
   if (failed) return 1;
-  printf("small blocks: dense %ld, sizes ok, calloc ok, realloc ok, handed %ld ok, %s\n",
+  printf("small blocks: dense %ld, apart ok, sizes ok, calloc ok, realloc ok, handed %ld ok, %s\n",
          dense, handed, df ? "double free stopped" : "double free missed");
   return 0;
 }
