@@ -330,7 +330,9 @@ static void on_alloc(void *p, size_t size, uintptr_t pc) {
   if (!t) return;
   pc = caller_pc(t, pc);
   if (!p || t->in_runtime) return;
-  sh_reset((uintptr_t)p, size);
+  /* (a small block of ours: its whole class, which malloc_usable_size
+   * gives the program; an earlier block's freed mark is not left there) */
+  sh_reset((uintptr_t)p, rd_small_owns(p) ? rd_small_usable(p) : size);
   const uint32_t ctx = rd_ctx_handle(t); /* (first: it may settle the thread's node) */
   const rd_block b = {.addr = (uintptr_t)p, .size = size, .via = alloc_via(t, pc),
                       .tid = t->serial, .ctx = ctx, .pc = pc};

@@ -12,7 +12,9 @@
  *    such a block's first or last bytes sits at 2 MiB of plane A, where a
  *    store into fresh shadow asks the kernel which pages are there);
  *  - every size from 0 to 300: aligned to 16, malloc_usable_size at least
- *    the size (and exactly its class up to 256), its bytes writable;
+ *    the size (and exactly its class up to 256), its bytes writable, up to
+ *    256 all the class's bytes, which earlier blocks of other sizes used
+ *    and freed (no use after free reported there);
  *  - calloc zeroes a block that was used and freed (the same class, so the
  *    free list hands it back), for n * m up to 256 and past it;
  *  - realloc keeps the bytes through growth within a class, to another
@@ -115,8 +117,11 @@ static void sizes(void) {
     const size_t u = malloc_usable_size(p);
     CHECK(u >= n, "usable %zu < %zu", u, n);
     if (n <= 256) CHECK(u == (n ? (n + 15) / 16 * 16 : 16), "usable(%zu) = %zu", n, u);
-    memset(p, (int)n, n);
-    for (size_t i = 0; i < n; i++) CHECK(p[i] == (unsigned char)n, "byte %zu of %zu", i, n);
+    /* up to 256 bytes: all its class's bytes, those past n too, which an
+     * earlier block of the class freed (glibc's: n) */
+    const size_t w = n <= 256 ? u : n;
+    memset(p, (int)n, w);
+    for (size_t i = 0; i < w; i++) CHECK(p[i] == (unsigned char)n, "byte %zu of %zu", i, n);
     free(p);
   }
 }
