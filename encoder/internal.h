@@ -607,7 +607,6 @@ typedef struct rd_thread {
   rd_ictx ictx[1u << RD_ICTX_BITS];
   uintptr_t heap_pc;   /* the call site of operator new/delete in progress (intercept_heap.c) */
   uint32_t heap_cache, heap_ncache; /* free heap block records (intercept_heap.c, rec_get) */
-  rd_small small[RD_SMALL_CLASSES]; /* free small blocks by class (racedet/heap_small.c) */
   uintptr_t caught[8]; /* the objects of the C++ handlers running, innermost last */
   uint32_t ncaught;    /* handlers running (intercept_pthread.c, __cxa_begin_catch) */
   int in_vptr;         /* checking a vptr access (rd_vptr_access) */
@@ -694,6 +693,9 @@ typedef struct dc_thread {
   int sig_no[DC_SIG_NEST];
   uintptr_t sig_sp[DC_SIG_NEST];
   uintptr_t sig_pc[DC_SIG_NEST];
+  /* free small blocks by class (racedet/heap_small.c); last, so that the
+   * fields before keep their places */
+  rd_small small[RD_SMALL_CLASSES];
 } dc_thread;
 /* node_cc: node in the low half, cc in the high half */
 #define DC_NODE_CC(node, cc) ((uint64_t)(cc) << 32 | (node))

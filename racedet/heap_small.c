@@ -156,7 +156,7 @@ void *rd_small_alloc(size_t n) {
   dc_thread *t = dc_guard_owner();
   if (!t) return 0;
   const unsigned i = n ? (unsigned)((n - 1) / RD_SMALL_ALIGN) : 0;
-  rd_small *k = &t->rd.small[i];
+  rd_small *k = &t->small[i];
   dc_enter(t);
   void *p = k->cur;
   if (dc_likely(p)) {
@@ -189,7 +189,7 @@ void rd_small_free(void *p) {
     push_batch(i, p, 1);
     return;
   }
-  rd_small *k = &t->rd.small[i];
+  rd_small *k = &t->small[i];
   dc_enter(t);
   w[0] = (uintptr_t)k->cur;
   w[1] = small_key;
@@ -206,7 +206,7 @@ void rd_small_free(void *p) {
 
 void rd_small_thread_end(rd_thread *r) {
   for (unsigned i = 0; i < RD_SMALL_CLASSES; i++) {
-    rd_small *k = &r->small[i];
+    rd_small *k = &rd_owner(r)->small[i];
     if (k->cur) push_batch(i, k->cur, k->ncur);
     if (k->spare) push_batch(i, k->spare, k->nspare);
     if ((size_t)(k->bend - k->bump) >= class_size(i)) {

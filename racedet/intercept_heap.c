@@ -181,14 +181,19 @@ static int take(dc_thread *t, uintptr_t addr, rd_block *out) {
 
 /* Recently freed blocks, so that a use-after-free still names its block,
  * with each free's call into uninstrumented code (alloc_via at the free),
- * so that it names the line of its function that freed it.  In rings by
- * where the block starts: a ring per MiB (by hash) for blocks smaller than
- * FREED_LARGE, one for the larger, so that threads freeing in their own
- * arenas do not wait for each other (one ring and its lock for all took
- * 80% of a free's time when two threads freed 16-byte blocks).  A block
- * that holds an address starts in the address's MiB or the one before it,
- * or is large: three rings to look in, newest first in each; between them
- * the time stamp counter decides. */
+ * so that it names the line of its function that freed it.  In rings: one
+ * per freeing thread (its serial modulo FREED_RINGS) for blocks smaller
+ * than FREED_LARGE, one for the larger, so that threads that free at once
+ * do not wait for each other (one ring and its lock for all took 80% of a
+ * free's time when two threads freed 16-byte blocks).  A lookup (only for
+ * reports, which scan the live records too) reads every ring, newest first
+ * in each; between them the time stamp counter decides.  Until 2026-12-02
+ * the small blocks' rings were by the MiB the block starts in, which kept
+ * two threads apart while each had a glibc arena of its own; with the
+ * runtime's own classes (heap_small.c) a thread's blocks lie in a run per
+ * class, and two threads' frees met in the same rings: 14.9% of
+ * bench/micro/heap.sh's run (blocks of up to 1 KiB) in on_free against
+ * 10.6% with the classes off. */
 #define FREED_RINGS 64u
 #define FREED_RING 1024u
 #define FREED_LARGE ((uintptr_t)64 << 10)
@@ -210,24 +215,8 @@ static freed_ring freed[FREED_RINGS + 1]; /* the last: large blocks */
 static freed_ent freed_e[FREED_RINGS + 1][FREED_RING];
 static inline freed_ent *ring_e(const freed_ring *r) { return freed_e[r - freed]; }
 
-static inline freed_ring *freed_small(uintptr_t mib) {
-  return &freed[dc_hash_word(mib) & (FREED_RINGS - 1)];
-}
-
-/* The runtime's own small blocks (heap_small.c) are by their page, not
- * their MiB: a class's blocks lie together, and threads whose blocks
- * shared a MiB, and so a ring and its lock, each spent a fifth of a free
- * waiting for the other (bench/micro/heap.sh's blocks of up to 64 bytes).
- * A block of at most RD_SMALL_MAX bytes that holds an address starts in
- * the address's page or the one before. */
-static inline freed_ring *freed_page(uintptr_t page) {
-  return &freed[dc_hash_word(page) & (FREED_RINGS - 1)];
-}
-
-static void remember_freed(const rd_block *b, int16_t via) {
-  freed_ring *r = rd_small_owns((void *)b->addr) ? freed_page(b->addr >> 12)
-                  : b->size < FREED_LARGE        ? freed_small(b->addr >> 20)
-                                                 : &freed[FREED_RINGS];
+static void remember_freed(const dc_thread *t, const rd_block *b, int16_t via) {
+  freed_ring *r = &freed[b->size < FREED_LARGE ? t->serial % FREED_RINGS : FREED_RINGS];
   dc_lock(&r->lock);
   freed_ent *e = &ring_e(r)[r->next++ % FREED_RING];
   e->b = *b;
@@ -239,15 +228,9 @@ static void remember_freed(const rd_block *b, int16_t via) {
 /* The newest free of a block that held addr (copied to out, with its
  * via), if any of the rings still has one. */
 static int freed_find(uintptr_t addr, rd_block *out, intptr_t *via) {
-  const int small = rd_small_owns((void *)addr);
-  freed_ring *look[3] = {small ? freed_page(addr >> 12) : freed_small(addr >> 20),
-                         small ? freed_page((addr >> 12) - 1) : freed_small((addr >> 20) - 1),
-                         &freed[FREED_RINGS]};
   uint64_t newest = 0;
   int found = 0;
-  for (int k = 0; k < 3 - small; k++) {
-    if (k == 1 && look[1] == look[0]) continue;
-    freed_ring *r = look[k];
+  for (freed_ring *r = freed; r <= &freed[FREED_RINGS]; r++) {
     dc_lock(&r->lock);
     for (uint32_t n = 1; n <= FREED_RING && n <= r->next; n++) {
       const freed_ent *e = &ring_e(r)[(r->next - n) % FREED_RING];
@@ -347,7 +330,7 @@ static void on_free(void *p, uintptr_t pc) {
   rd_block b;
   if (!take(t, (uintptr_t)p, &b)) return;
   rd_ctx_handle(t); /* (before alloc_via, as on_alloc) */
-  remember_freed(&b, alloc_via(t, pc));
+  remember_freed(t, &b, alloc_via(t, pc));
   rd_free_range(b.addr, b.size, pc);
   rd_sync_forget(b.addr, b.size);
 }

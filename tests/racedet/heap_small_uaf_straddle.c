@@ -1,9 +1,9 @@
 /* heap_small_uaf_straddle.c: a use-after-free of a 240-byte block of the
  * runtime's own classes (racedet/heap_small.c) that straddles a page, at a
- * byte in its second page.  Recent frees of such blocks are kept in rings
- * by the page the block starts in (racedet/intercept_heap.c, freed_page),
- * and a lookup reads the address's page and the one before: the report
- * must name the block, its allocation and its free.
+ * byte in its second page: the report must name the block, its allocation
+ * and its free, from the rings of recent frees (racedet/intercept_heap.c,
+ * freed_find).  (When those rings were by the page a small block starts
+ * in, a lookup that read only the address's page's ring named no block.)
  *
  * EXPECT: heap-use-after-free
  * EXPECT-CURRENT: late_reader reader_thread
