@@ -387,20 +387,21 @@ static void *do_realloc(void *old, size_t n, uintptr_t pc) {
     on_alloc(p, n, pc);
     return p;
   }
-  on_free(old, pc);
   if (!rd_small_owns(old)) {
+    on_free(old, pc);
     void *p = __libc_realloc(old, n);
     on_alloc(p, n, pc);
     return p;
   }
+  const size_t have = rd_small_usable(old);
+  void *p = n > have ? raw_malloc(n) : old;
+  if (!p) return 0; /* (old stays as it was) */
+  on_free(old, pc);
   if (!n) { /* (as glibc: freed, and no block) */
     rd_small_free(old);
     return 0;
   }
-  const size_t have = rd_small_usable(old);
-  void *p = old;
-  if (n > have) {
-    if (!(p = raw_malloc(n))) return 0;
+  if (p != old) {
     const uint64_t *from = old;
     uint64_t *to = p;
     for (size_t i = 0; i < have / 8; i++) to[i] = from[i];
