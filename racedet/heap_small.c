@@ -13,8 +13,7 @@
  * per class, so a block's class is its sub-region, and whether a pointer
  * is ours is one range test.  A sub-region is cut into runs of 64 KiB, and
  * each thread cuts new blocks from a run of its own per class, so that two
- * threads' new blocks share no page (nor its shadow, nor a ring of recent
- * frees: intercept_heap.c).  A class whose sub-region is used up leaves
+ * threads' new blocks share no page (nor its shadow).  A class whose sub-region is used up leaves
  * its next blocks to glibc.  Memory is never given back to the kernel (as
  * clang TSan's allocator keeps it): freed blocks are reused, newest first.
  *

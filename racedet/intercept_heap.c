@@ -371,12 +371,13 @@ DC_EXPORT_LEAF void *calloc(size_t n, size_t m) {
   size_t size;
   void *p = 0;
   if (!__builtin_mul_overflow(n, m, &size) && (p = rd_small_alloc(size))) {
-    uint64_t *w = p; /* (a class is a multiple of 16 bytes) */
-    for (size_t i = 0; i < (size + 15) / 16 * 2; i++) w[i] = 0;
+    uint64_t *w = p;
+    const size_t words = rd_small_usable(p) / 8; /* (its class, a multiple of 16 bytes) */
+    for (size_t i = 0; i < words; i++) w[i] = 0;
   } else {
     p = __libc_calloc(n, m);
   }
-  on_alloc(p, n * m, PC());
+  on_alloc(p, size, PC());
   return p;
 }
 /* realloc at pc: a small block stays where it is when n fits its class,
