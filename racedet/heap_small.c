@@ -48,17 +48,6 @@
 #define RUN ((uintptr_t)64 << 10)
 #define BATCH_MAX 64u
 #define COUNT_SHIFT 48u
-/* A run's blocks start a page in and end a page short of its end.  The
- * kernel aligns a large mapping to 2 MiB, so every sixteenth run starts at
- * a MiB, whose shadow starts a 2 MiB stretch of plane A; a store into
- * fresh shadow in a page's first or last line touches the page before or
- * after (sh_touch_ahead), and one across 2 MiB asks the kernel which pages
- * are there (sh_huge_ahead, a mincore).  A block there, handed out again
- * and again, did that at each first store after its malloc: with the
- * first block of each class there, bench/micro/heap.sh's blocks of up to
- * 64 bytes took 0.45 s against 0.16.  (Address space only: the pages
- * skipped are never touched.) */
-#define RUN_SKIP 4096u
 
 typedef struct __attribute__((aligned(64))) small_class {
   _Atomic int lock;
@@ -101,8 +90,8 @@ static int new_run(small_class *g, rd_small *k) {
     return 1;
   }
   if ((uintptr_t)(g->end - g->bump) < RUN) return 0;
-  k->bump = g->bump + RUN_SKIP;
-  k->bend = g->bump + RUN - RUN_SKIP;
+  k->bump = g->bump;
+  k->bend = g->bump + RUN;
   g->bump += RUN;
   return 1;
 }

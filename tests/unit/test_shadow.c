@@ -283,6 +283,27 @@ int main(void) {
       CHECK(resident(before) && vm_flag(before, "hg") == 0 && vm_flag(far, "hg") == 0,
             "a sparse touch: the page before, no huge pages (hg %d %d)", vm_flag(before, "hg"),
             vm_flag(far, "hg"));
+      /* the same crossing again, now dense: not asked again (a block at a
+       * 2 MiB stretch handed out again and again crosses there at each
+       * first store), so still no huge pages; once the shadow there has
+       * gone back to the kernel (a block of 12 MiB made over it), asked
+       * again: huge pages */
+      sh_granule *far_c = (sh_granule *)((uintptr_t)far & ~(huge - 1));
+      for (uintptr_t off = 0; off < huge; off += 4096)
+        atomic_fetch_or_explicit((_Atomic uint64_t *)((char *)far_c + off), 0,
+                                 memory_order_relaxed);
+      sh_touch_ahead(far);
+      CHECK(vm_flag(before, "hg") == 0, "the same crossing, dense: not asked again (hg %d)",
+            vm_flag(before, "hg"));
+      sh_reset(big, (uintptr_t)12 << 20);
+      CHECK(!resident(far_c), "the reset gave the shadow back");
+      for (uintptr_t off = 0; off < huge; off += 4096)
+        atomic_fetch_or_explicit((_Atomic uint64_t *)((char *)far_c + off), 0,
+                                 memory_order_relaxed);
+      sh_touch_ahead(far);
+      CHECK(vm_flag(before, "hg") == 1,
+            "after the reset, the crossing asked again: huge pages (hg %d)",
+            vm_flag(before, "hg"));
     }
   }
 
