@@ -95,7 +95,6 @@ void dc_atfork_release(void);
 #define DC_RANK_SYNC 70 /* stripes, then the pool and each object (sync.c) */
 #define DC_RANK_LOCKGRAPH 75 /* racedet/deadlock.c: the lock-order graph */
 #define DC_RANK_HEAP 80
-#define DC_RANK_FREED 90
 #define DC_RANK_SMALL 92 /* racedet/heap_small.c: a size class's stack of batches (a leaf) */
 #define DC_RANK_LEAKS 95 /* racedet/thread_end.c */
 #define DC_RANK_EXTERNAL 97 /* racedet/annotations.c: objects of the external-race API (a leaf) */
