@@ -413,8 +413,8 @@ static void drop_granule(meta_region *m, uintptr_t g, uintptr_t lo, uintptr_t si
 }
 
 /* Memory is gone (free, munmap): its objects go too, so a later object at
- * the same address starts without history.  Only the words of 8 KiB spans
- * that count an object are read. */
+ * the same address starts without history.  Only the words of 512-byte
+ * spans that count an object are read. */
 void rd_sync_forget(uintptr_t addr, uintptr_t size) {
   if (!size) return;
   const uintptr_t region = (uintptr_t)1 << SH_REGION_BITS, span = (uintptr_t)1 << META_SPAN_BITS;
