@@ -44,6 +44,7 @@ void rd_report_leaks(void); /* racedet/thread_end.c */
 void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint64_t *taken); /* rd_thread.c */
 uint64_t rd_taken_back(void); /* rd_thread.c */
 uint64_t rd_heap_records(void); /* intercept_heap.c */
+uint64_t rd_sync_objects(void); /* sync.c */
 int rd_reports_unseen(void);
 int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
@@ -490,6 +491,7 @@ DC_EXPORT void dacce_get_stats(dacce_stats *o) {
   o->cc_pushes = pushes;
   o->avg_cc_depth = dn ? (double)dsum / (double)dn : 0.0;
   o->heap_records = rd_heap_records();
+  o->sync_objects = rd_sync_objects();
 }
 
 static void print_stats(void) {
@@ -518,6 +520,8 @@ static void print_stats(void) {
               (unsigned long long)taken);
   if (s.heap_records)
     dc_printf("==dacce==   heap block records %llu\n", (unsigned long long)s.heap_records);
+  if (s.sync_objects)
+    dc_printf("==dacce==   sync objects %llu\n", (unsigned long long)s.sync_objects);
   const uint64_t back = rd_taken_back();
   if (back) dc_printf("==dacce==   releases taken back %llu\n", (unsigned long long)back);
   if (dc_opt.verify)

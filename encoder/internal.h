@@ -581,7 +581,9 @@ typedef struct rd_thread {
   int ignore_accesses, ignore_sync, disabled;
   int ignore_reads, ignore_writes; /* AnnotateIgnoreReads/Writes regions */
   struct rd_sync *sync_cache; /* sync objects taken from the pool for this
-                               * thread to make (racedet/sync.c, pool_get) */
+                               * thread to make, or freed by it (racedet/sync.c,
+                               * pool_get, pool_put) */
+  uint32_t sync_cached;        /* how many */
   uint64_t uid_next, uid_end;  /* uids taken for them, [next, end) */
   rd_vc acq_fence;    /* clocks seen by relaxed atomic loads, for acquire fences */
   rd_vc rel_fence;    /* clock at the last release fence, for relaxed stores */

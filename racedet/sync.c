@@ -115,6 +115,9 @@ static inline rd_sync *obj(uint32_t i) {
 
 static _Atomic uint64_t last_uid;
 
+/* Objects made so far (dacce_stats.sync_objects; read without the lock). */
+uint64_t rd_sync_objects(void) { return __atomic_load_n(&pool_used, __ATOMIC_RELAXED) - 1; }
+
 /* An object never used before (pool_lock held). */
 static rd_sync *pool_new(void) {
   const uint32_t i = pool_used;
@@ -124,7 +127,7 @@ static rd_sync *pool_new(void) {
     pool[i >> POOL_BLOCK_BITS] = dc_mmap(POOL_BLOCK * sizeof(rd_sync));
   rd_sync *s = obj(i);
   s->idx = i;
-  pool_used = i + 1;
+  __atomic_store_n(&pool_used, i + 1, __ATOMIC_RELAXED);
   return s;
 }
 
@@ -168,6 +171,7 @@ static rd_sync *pool_get(uintptr_t addr) {
   if (r && r->sync_cache) {
     s = r->sync_cache;
     r->sync_cache = s->next;
+    r->sync_cached--;
   } else {
     dc_lock(&pool_lock);
     for (uint32_t k = r ? POOL_TAKE : 0; k; k--) { /* the thread's next ones */
@@ -175,6 +179,7 @@ static rd_sync *pool_get(uintptr_t addr) {
       c->next = r->sync_cache;
       r->sync_cache = c;
     }
+    if (r) r->sync_cached = POOL_TAKE;
     s = pool_take();
     dc_unlock(&pool_lock);
   }
@@ -191,25 +196,50 @@ static rd_sync *pool_get(uintptr_t addr) {
   return s;
 }
 
-/* The objects on the list gone (through next) are free again: one lock
- * for all of a free's objects. */
-static void pool_put(rd_sync *gone) {
-  if (!gone) return;
-  rd_sync *last = gone;
-  for (rd_sync *s = gone; s; s = s->next) {
-    __atomic_store_n(&s->uid, 0, __ATOMIC_RELAXED);
-    last = s;
-  }
+/* The objects on the list gone (through next, last its last) are free
+ * again: one lock for all of a free's objects. */
+static void pool_put_all(rd_sync *gone, rd_sync *last) {
   dc_lock(&pool_lock);
   last->next = pool_free;
   pool_free = gone;
   dc_unlock(&pool_lock);
 }
 
+/* The objects on the list gone are free again: into the calling thread's
+ * own cache while it holds at most POOL_KEEP (its next pool_get takes them
+ * from there), else into the pool.  A free of a block with a mutex in it,
+ * one object a free, took the pool's lock at each (bench/micro/heap.sh
+ * locked: a third of rd_sync_forget's samples at its locks).  (The cache
+ * changes inside dc_enter: a signal handler that makes an object waits.) */
+#define POOL_KEEP (2 * POOL_TAKE)
+static void pool_put(rd_sync *gone) {
+  if (!gone) return;
+  rd_sync *last = gone;
+  uint32_t n = 0;
+  for (rd_sync *s = gone; s; s = s->next) {
+    __atomic_store_n(&s->uid, 0, __ATOMIC_RELAXED);
+    last = s;
+    n++;
+  }
+  dc_thread *t = dc_guard_owner();
+  if (t && t->rd.sync_cached + n <= POOL_KEEP) {
+    dc_enter(t);
+    last->next = t->rd.sync_cache;
+    t->rd.sync_cache = gone;
+    t->rd.sync_cached += n;
+    dc_leave(t);
+    return;
+  }
+  pool_put_all(gone, last);
+}
+
 void rd_sync_thread_end(rd_thread *r) {
-  rd_sync *c = r->sync_cache;
+  rd_sync *c = r->sync_cache, *last = c;
   r->sync_cache = 0;
-  pool_put(c);
+  r->sync_cached = 0;
+  if (!c) return;
+  while (last->next) last = last->next;
+  pool_put_all(c, last);
 }
 
 /* The object at addr, locked, found without the stripe's lock, or 0 (then

@@ -59,12 +59,14 @@ void dacce_log(const dacce_ctx *ctx, const char *tag);
 
 /* Encoder statistics, as printed by the stats option; heap_records: the
  * race detector's records of heap blocks made so far (each is reused once
- * its block is freed). */
+ * its block is freed); sync_objects: its synchronisation objects made so
+ * far (a mutex's, an atomic location's; each is reused once its memory is
+ * freed). */
 typedef struct dacce_stats {
   uint64_t nodes, edges, max_id, reencodings, encoded_edges, back_edges,
       overflow_edges, calls, cc_pushes, cc_nodes, verified, mismatches;
   double avg_cc_depth;
-  uint64_t heap_records;
+  uint64_t heap_records, sync_objects;
 } dacce_stats;
 void dacce_get_stats(dacce_stats *out);
 

@@ -3,14 +3,20 @@
  * at once.  The records of freed blocks are reused: the consumer's list of
  * free records, which only grows, gives its surplus back to the pool that
  * the producers take from (racedet/intercept_heap.c, rec_put).  Without
- * that, every block would have made a record of its own.  A race on a block
- * made after the churn still names its allocation (its record is right).
+ * that, every block would have made a record of its own.  Each block
+ * starts with a mutex, which the producer makes and the consumer takes and
+ * destroys: the sync objects the consumer's frees give back are reused the
+ * same way (racedet/sync.c, pool_put: a thread keeps at most 64 of them,
+ * the rest go back to the pool); without the bound, each block made an
+ * object of its own.  A race on a block made after the churn still names
+ * its allocation (its record is right).
  *
  * EXPECT: race
  * EXPECT-COUNT: 1
  * EXPECT-LOCATION: heap
  * EXPECT-ALLOCATION: make_shared main
  * EXPECT-STDOUT: heap block records bounded
+ * EXPECT-STDOUT: sync objects bounded
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +25,10 @@
 #include "../../encoder/include/dacce.h"
 
 #define PER_PRODUCER 40000
+typedef struct item {
+  pthread_mutex_t m;
+  long v[];
+} item;
 #define QUEUE 256
 static void *queue[QUEUE];
 static int head, count, producers_left = 2;
@@ -27,8 +37,11 @@ static pthread_cond_t not_full = PTHREAD_COND_INITIALIZER, not_empty = PTHREAD_C
 
 static void *producer(void *arg) {
   for (long i = 0; i < PER_PRODUCER; i++) {
-    long *b = malloc(16 + (size_t)(i % 7) * 8);
-    b[0] = i;
+    item *b = malloc(sizeof(item) + 16 + (size_t)(i % 7) * 8);
+    pthread_mutex_init(&b->m, 0);
+    pthread_mutex_lock(&b->m);
+    b->v[0] = i;
+    pthread_mutex_unlock(&b->m);
     pthread_mutex_lock(&mu);
     while (count == QUEUE) pthread_cond_wait(&not_full, &mu);
     queue[(head + count++) % QUEUE] = b;
@@ -51,12 +64,15 @@ static void *consumer(void *arg) {
       pthread_mutex_unlock(&mu);
       break;
     }
-    long *b = queue[head];
+    item *b = queue[head];
     head = (head + 1) % QUEUE;
     count--;
     pthread_cond_signal(&not_full);
     pthread_mutex_unlock(&mu);
-    sum += b[0];
+    pthread_mutex_lock(&b->m);
+    sum += b->v[0];
+    pthread_mutex_unlock(&b->m);
+    pthread_mutex_destroy(&b->m);
     free(b);
   }
   return (void *)sum;
@@ -85,7 +101,15 @@ int main(void) {
            2 * PER_PRODUCER);
     return 1;
   }
-  printf("heap block records bounded (%llu)\n", (unsigned long long)st.heap_records);
+  /* the same for the mutexes' objects, with the threads' caches of at
+   * most 64 */
+  if (st.sync_objects > 4000) {
+    printf("sync objects: %llu for %d mutexes\n", (unsigned long long)st.sync_objects,
+           2 * PER_PRODUCER);
+    return 1;
+  }
+  printf("heap block records bounded (%llu), sync objects bounded (%llu)\n",
+         (unsigned long long)st.heap_records, (unsigned long long)st.sync_objects);
   make_shared();
   pthread_t w;
   pthread_create(&w, 0, writer, 0);
