@@ -114,7 +114,7 @@ void sh_huge_ahead(uintptr_t from, uintptr_t to) {
    * stretch, made bench/micro/heap.sh's blocks of up to 64 bytes take
    * 0.45 s against 0.16 until their runs skipped a page at each end, which
    * this memory replaces; a per-thread memory of 32 slots still met
-   * itself there.) */
+   * itself there: tests/racedet/heap_small_blocks.c.) */
   const uintptr_t stretch = to & ~(HUGE - 1), key = stretch | (to > from);
   _Atomic uintptr_t *slot = asked_slot(stretch);
   if (atomic_load_explicit(slot, memory_order_relaxed) == key) return;
