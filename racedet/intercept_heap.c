@@ -208,11 +208,12 @@ static int take(dc_thread *t, uintptr_t addr, rd_block *out) {
  * relaxed atomic loads and stores: a lookup may read one while it is
  * written.  A fork's child may have an entry left half written: its tag
  * stays odd, and lookups pass over it. */
+typedef union block_words { /* a block's record, as the words copied */
+  rd_block b;
+  uint64_t w[sizeof(rd_block) / 8];
+} block_words;
 typedef struct freed_ent {
-  union {
-    rd_block b;
-    uint64_t w[4];
-  } u;
+  block_words u;
   uint64_t stamp; /* __rdtsc() at the free */
   _Atomic uint64_t tag; /* the count above, << 16 | the free's via (16 bits) */
 } freed_ent;
@@ -234,11 +235,9 @@ static void remember_freed(const dc_thread *t, const rd_block *b, int16_t via) {
   const uint64_t seq = 2 * (uint64_t)n + 1;
   atomic_store_explicit(&e->tag, seq << 16, memory_order_relaxed);
   atomic_thread_fence(memory_order_release); /* (the odd tag before the words) */
-  const union {
-    rd_block b;
-    uint64_t w[4];
-  } from = {.b = *b};
-  for (int k = 0; k < 4; k++) __atomic_store_n(&e->u.w[k], from.w[k], __ATOMIC_RELAXED);
+  const block_words from = {.b = *b};
+  for (size_t k = 0; k < sizeof from.w / 8; k++)
+    __atomic_store_n(&e->u.w[k], from.w[k], __ATOMIC_RELAXED);
   __atomic_store_n(&e->stamp, __builtin_ia32_rdtsc(), __ATOMIC_RELAXED);
   atomic_store_explicit(&e->tag, (seq + 1) << 16 | (uint16_t)via, memory_order_release);
 }
@@ -255,11 +254,9 @@ static int freed_find(uintptr_t addr, rd_block *out, intptr_t *via) {
       const freed_ent *e = &ring_e(r)[i % FREED_RING];
       const uint64_t tag = atomic_load_explicit(&e->tag, memory_order_acquire);
       if (tag >> 16 != 2 * (uint64_t)i + 2) continue;
-      union {
-        rd_block b;
-        uint64_t w[4];
-      } copy;
-      for (int k = 0; k < 4; k++) copy.w[k] = __atomic_load_n(&e->u.w[k], __ATOMIC_RELAXED);
+      block_words copy;
+      for (size_t k = 0; k < sizeof copy.w / 8; k++)
+        copy.w[k] = __atomic_load_n(&e->u.w[k], __ATOMIC_RELAXED);
       const uint64_t stamp = __atomic_load_n(&e->stamp, __ATOMIC_RELAXED);
       atomic_thread_fence(memory_order_acquire); /* (the words before the second look) */
       if (atomic_load_explicit(&e->tag, memory_order_relaxed) != tag) continue;
