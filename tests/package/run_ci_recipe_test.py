@@ -11,7 +11,13 @@ sources at $DACCE_RACE_SRC:
     apt-get step (the dependencies are the ones this build already uses);
     DACCE_RACE_PREFIX points into a temporary directory instead of /opt;
   - `uses:` steps are checked, not run: the checkout is the copied
-    workspace, upload-sarif must name the merged log.
+    workspace, upload-sarif must name the merged log;
+  - the recipe's /tmp/dacce-race-build is one temporary directory for both
+    compilers: its step builds dacce-race with gcc whatever the matrix says,
+    so the second compiler's run of it finds the build done and only
+    configures and installs (a full build of dacce-race less in the suite);
+    so that CMake takes it, each compiler's job has its workspace at the
+    same path, made afresh.
 Checks that the test step fails (the consumer's racy test races), that the
 merged dacce-race.sarif is one valid run whose alert is on racy.c relative
 to %SRCROOT%, and that the last step fails the job.
@@ -66,17 +72,19 @@ def main():
         fail("no actions/checkout step")
 
     ran = 0
+    root = tempfile.mkdtemp(prefix="dacce-ci-recipe-")
+    build = os.path.join(root, "dacce-race-build")
     for cc in compilers:
         cxx = {"gcc": "g++", "clang": "clang++"}[cc]
         if not shutil.which(cc) or not shutil.which(cxx):
             print(f"skip: {cc} not installed")
             continue
         ran += 1
-        tmp = tempfile.mkdtemp(prefix=f"dacce-ci-recipe-{cc}-")
-        try:
-            run_recipe(src, job, steps, cc, tmp, upload_file, fail)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        tmp = os.path.join(root, "job")
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        run_recipe(src, job, steps, cc, tmp, build, upload_file, fail)
+    shutil.rmtree(root, ignore_errors=True)
     if not ran:
         print("SKIP: no compiler")
         return SKIP
@@ -100,7 +108,7 @@ def expand(value, cc):
     return re.sub(r"\$\{\{(.*?)\}\}", one, str(value))
 
 
-def run_recipe(src, job, steps, cc, tmp, upload_file, fail):
+def run_recipe(src, job, steps, cc, tmp, build, upload_file, fail):
     ws = os.path.join(tmp, "workspace")
     shutil.copytree(os.path.join(HERE, "consumer"), ws)
     env = dict(os.environ)
@@ -132,7 +140,7 @@ def run_recipe(src, job, steps, cc, tmp, upload_file, fail):
             fail(f"{cc}: the test step did not fail, so '{name}' would not run")
             continue
         # /tmp/dacce-race-build of the recipe goes into our temp dir
-        script = script.replace("/tmp/dacce-race-build", os.path.join(tmp, "dacce-race-build"))
+        script = script.replace("/tmp/dacce-race-build", build)
         script = expand(script, cc)
         print(f"[{cc}] run: {name}", flush=True)
         p = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
