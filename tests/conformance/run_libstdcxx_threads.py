@@ -227,7 +227,7 @@ def write_table(path, results, count, elapsed):
          "0 with no report: the tests have no data race, so a data-race report is a false "
          "one.  Four of them misuse a mutex on purpose: they pass with a report of that "
          "misuse and nothing else (below). "
-         " `ctest -R conformance_libstdcxx_threads` runs ours (about three minutes)." % (
+         " `ctest -R conformance_libstdcxx_threads` runs ours (about six and a half minutes)." % (
              count, " ".join(options("")[1:])), "",
          "## Pass counts", "", "| runtime | built with g++ | built with clang++ |", "|---|---|---|"]
     for runtime, label in (("ours", "dacce-race (ours)"), ("tsan", "ThreadSanitizer")):

@@ -9,8 +9,9 @@ run both, and compare.
 
 For every (seed, lang):
   (a) native: one build with a plain compiler (gcc/clang, g++/clang++), no
-      sanitizer; the compilers and -O levels asked for are taken in turn by
-      seed (seed 0: the first of each, seed 1: the second, ...);
+      sanitizer; the pairs of a compiler and an -O level asked for are taken
+      in turn by seed (with gcc,clang and O0,O2: seed 0 gcc -O0, seed 1
+      clang -O0, seed 2 gcc -O2, seed 3 clang -O2, seed 4 gcc -O0, ...);
 and for every (seed, lang, compiler, opt) case:
   (b) dacce:  build/bin/dacce-cc (dacce-c++) with DACCE_CC (DACCE_CXX) set to
       that compiler; run with DACCE_OPTIONS=verify=N:stats=1[:OPTS].
@@ -82,7 +83,8 @@ class Native:
 
     def __init__(self, seed, lang, comps, opts):
         self.seed, self.lang = seed, lang
-        self.comp, self.opt = comps[seed % len(comps)], opts[seed % len(opts)]
+        self.comp = comps[seed % len(comps)]
+        self.opt = opts[seed // len(comps) % len(opts)]
         self.rc, self.out, self.err, self.secs = None, "", "", 0.0
         self.failure = None  # (label, details) when it could not be built
         self.build_lines = []

@@ -172,6 +172,18 @@ int main(void) {
   /* the neighbours of a reset granule keep theirs */
   expect_one(mem + 80, 0x3f, SH_WRITE | SH_FREED, "neighbour of a reset");
 
+  /* a reset from granule 5 to 202, neither on the edge of a cache line of
+   * shadow (four granules): every granule is emptied and none around it */
+  {
+    static _Alignas(4096) unsigned char rs[2048];
+    for (int i = 0; i < 256; i++) rd_access((uintptr_t)rs + 8 * i, 8, 1, pc);
+    sh_reset((uintptr_t)rs + 40, 8 * 198);
+    int wrong = 0;
+    for (int i = 0; i < 256; i++)
+      if (cells(rs + 8 * i, &bytes, &w0) != (i < 5 || i >= 203)) wrong++;
+    CHECK(!wrong, "a reset of granules 5-202: %d granules wrong", wrong);
+  }
+
   /* a write over some of the bytes of an earlier read of this thread's
    * leaves the read only its other bytes (they still race alone with
    * another thread's write); the next write, over those, by another
