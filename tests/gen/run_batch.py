@@ -87,7 +87,7 @@ class Native:
         self.opt = opts[seed // len(comps) % len(opts)]
         self.rc, self.out, self.err, self.secs = None, "", "", 0.0
         self.failure = None  # (label, details) when it could not be built
-        self.build_lines = []
+        self.build_lines, self.cmd, self.dir = [], [], ""
 
     @property
     def name(self):

@@ -74,17 +74,19 @@ def main():
     ran = 0
     root = tempfile.mkdtemp(prefix="dacce-ci-recipe-")
     build = os.path.join(root, "dacce-race-build")
-    for cc in compilers:
-        cxx = {"gcc": "g++", "clang": "clang++"}[cc]
-        if not shutil.which(cc) or not shutil.which(cxx):
-            print(f"skip: {cc} not installed")
-            continue
-        ran += 1
-        tmp = os.path.join(root, "job")
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        run_recipe(src, job, steps, cc, tmp, build, upload_file, fail)
-    shutil.rmtree(root, ignore_errors=True)
+    try:
+        for cc in compilers:
+            cxx = {"gcc": "g++", "clang": "clang++"}[cc]
+            if not shutil.which(cc) or not shutil.which(cxx):
+                print(f"skip: {cc} not installed")
+                continue
+            ran += 1
+            tmp = os.path.join(root, "job")
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            run_recipe(src, job, steps, cc, tmp, build, upload_file, fail)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     if not ran:
         print("SKIP: no compiler")
         return SKIP
