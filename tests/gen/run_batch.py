@@ -135,6 +135,13 @@ def dacce_problems(rc1, out1, rc2, out2, err2):
     return problems
 
 
+def remove_files(d, names):
+    for fn in names:
+        p = os.path.join(d, fn)
+        if os.path.exists(p):
+            os.remove(p)
+
+
 def copy_sources(srcdir, d):
     if os.path.isdir(d):
         shutil.rmtree(d)
@@ -182,6 +189,9 @@ def run_native(nat, a, srcdir):
 
 def run_case(case, a, srcdir, nat):
     """Returns (ok, line, details)."""
+    if nat.failure:
+        return False, "FAIL %s (%s, %s failed)" % (case.name, nat.name, nat.failure[0]), \
+            nat.failure[1]
     d = os.path.join(a.workdir, case.name)
     has_lib = copy_sources(srcdir, d)
     cxx = case.lang == "c++"
@@ -195,9 +205,6 @@ def run_case(case, a, srcdir, nat):
     if has_lib:
         steps.append(("dacce lib build", [wrapper] + flags + ["-fPIC", "-shared", "lib." + ext,
                                                               "-o", "lib_dacce.so"], {wvar: native_cc}))
-    if nat.failure:
-        return False, "FAIL %s (%s, %s failed)" % (case.name, nat.name, nat.failure[0]), \
-            nat.failure[1]
     build_lines, failure = build(steps, d, a)
     if failure:
         return False, "FAIL %s (%s failed)" % (case.name, failure[0]), failure[1]
@@ -225,10 +232,7 @@ def run_case(case, a, srcdir, nat):
     timing = "native %.2fs dacce %.2fs" % (t1, t2)
     if not problems:
         if not a.keep:
-            for fn in ("prog_dacce", "lib_dacce.so"):
-                p = os.path.join(d, fn)
-                if os.path.exists(p):
-                    os.remove(p)
+            remove_files(d, ("prog_dacce", "lib_dacce.so"))
         return True, "PASS %s verified %d (%s)" % (case.name, verified, timing), ""
     det = []
     if out1 != out2:
@@ -309,6 +313,7 @@ def main():
     lock = threading.Lock()
     npass = nfail = 0
     failed = []
+    failed_programs = set()  # (seed, lang) of the failed cases
     ndone = {}
     per_seed = len(langs) * len(comps) * len(opts)
 
@@ -338,6 +343,7 @@ def main():
                 else:
                     nfail += 1
                     failed.append(case.name)
+                    failed_programs.add((case.seed, case.lang))
                     print(line, flush=True)
                     print(described[(case.seed, case.lang)], flush=True)
                     if det:
@@ -346,13 +352,9 @@ def main():
                 if ndone[case.seed] == per_seed and not a.verbose:
                     print("seed %d: %d cases done (%d passed, %d failed so far, %.0fs)"
                           % (case.seed, per_seed, npass, nfail, time.time() - t0), flush=True)
-    for nat in natives.values():  # a failing case's native binaries stay
-        if not a.keep and not any(f.startswith(nat.name.split("_native_")[0] + "_")
-                                  for f in failed):
-            for fn in ("prog_native", "lib_native.so"):
-                p = os.path.join(a.workdir, nat.name, fn)
-                if os.path.exists(p):
-                    os.remove(p)
+    for key, nat in natives.items():  # a failing case's native binaries stay
+        if not a.keep and key not in failed_programs:
+            remove_files(os.path.join(a.workdir, nat.name), ("prog_native", "lib_native.so"))
     el = time.time() - t0
     if failed:
         print("failed: " + " ".join(failed))
