@@ -45,6 +45,7 @@ void rd_slot_stats(uint64_t *reclaimed, uint64_t *sweeps, uint64_t *cells, uint6
 uint64_t rd_taken_back(void); /* rd_thread.c */
 uint64_t rd_heap_records(void); /* intercept_heap.c */
 uint64_t rd_sync_objects(void); /* sync.c */
+void rd_dl_stats(uint64_t *made, uint64_t *backward, uint64_t *searched); /* deadlock.c */
 int rd_reports_unseen(void);
 int rd_report_verdict(int failed, int verdict); /* racedet/report.c */
 
@@ -522,6 +523,12 @@ static void print_stats(void) {
     dc_printf("==dacce==   heap block records %llu\n", (unsigned long long)s.heap_records);
   if (s.sync_objects)
     dc_printf("==dacce==   sync objects %llu\n", (unsigned long long)s.sync_objects);
+  uint64_t dl_made, dl_backward, dl_searches;
+  rd_dl_stats(&dl_made, &dl_backward, &dl_searches);
+  if (dl_made)
+    dc_printf("==dacce==   lock-order edges %llu (against the order %llu), searches %llu\n",
+              (unsigned long long)dl_made, (unsigned long long)dl_backward,
+              (unsigned long long)dl_searches);
   const uint64_t back = rd_taken_back();
   if (back) dc_printf("==dacce==   releases taken back %llu\n", (unsigned long long)back);
   if (dc_opt.verify)

@@ -78,16 +78,46 @@ typedef struct dl_edge {
   dl_inst *more;            /* past two instances: all of them */
   uint32_t n, cap;          /* instances; room in more */
   dl_inst first[2];
+  uint8_t backward;         /* made against the nodes' order (below) */
 } dl_edge;
 
+/* A node: its lock's uid is its slot's hash, pair_hash(uid, 0), which is
+ * uid times an odd number, one to one (node_is). */
 typedef struct dl_node {
-  uint64_t uid;
   dl_edge *out;
+  int64_t ord; /* its place in the nodes' order (below) */
 } dl_node;
 _Static_assert(sizeof(dl_edge) <= 128 && sizeof(dl_node) <= 16, "dc_alloc's classes");
 
 static dl_table nodes, edges;
 static _Atomic int graph_lock;
+
+/* The nodes' order.  A cycle of edges has an edge from a node to one not
+ * above it in any order of the nodes, so while every edge goes up in this
+ * one (backward_edges 0) the graph has no cycle, and an edge or instance
+ * added that goes up too makes none: no search.  A program whose locks are
+ * always taken in one order (a lock hierarchy; a list locked hand over hand
+ * in one direction) never searches; until 2026-12-02 every new instance
+ * searched from its `to` lock, up to RD_DL_MAX edges deep, each a lookup of
+ * a node (lock coupling: the second thread down a list walked the first
+ * thread's edges ahead of it, five misses a lock).  The order is made as
+ * the graph grows, with no reordering: a new node goes above every other
+ * when it is an edge's `to`, below every other when it is its `from` (it
+ * has no edges yet, so each of its edges goes up); an edge between two
+ * nodes that are there already goes up or not as they stand, except that
+ * its `to` moves to the top if it has no edges out (an edge into it from
+ * anywhere then goes up).  An edge against the order is counted until it
+ * goes; while any is there, every new instance searches, as before. */
+static int64_t ord_top, ord_bottom;
+static uint64_t backward_edges;
+/* made so far, for the stats option (rd_dl_stats) */
+static uint64_t edges_made, backward_made, searches;
+
+void rd_dl_stats(uint64_t *made, uint64_t *backward, uint64_t *searched) {
+  dc_lock(&graph_lock);
+  *made = edges_made, *backward = backward_made, *searched = searches;
+  dc_unlock(&graph_lock);
+}
 
 static uint64_t pair_hash(uint64_t a, uint64_t b) {
   return (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
@@ -145,8 +175,11 @@ static void table_del(dl_table *t, const void *item, uint64_t h) {
 
 static inline dl_inst *inst(dl_edge *e) { return e->more ? e->more : e->first; }
 
+/* (the slot's hash is the node's uid, one to one: nothing left to compare,
+ * and a node looked up only to see that it is there is not read) */
 static int node_is(const void *item, const void *key) {
-  return ((const dl_node *)item)->uid == *(const uint64_t *)key;
+  (void)item, (void)key;
+  return 1;
 }
 static int edge_is(const void *item, const void *key) {
   const dl_edge *e = item;
@@ -154,32 +187,43 @@ static int edge_is(const void *item, const void *key) {
   return e->from == k[0] && e->to == k[1];
 }
 
-static dl_node *node_get(uint64_t uid, int create) {
+/* The node of lock uid, else (create) a new one, with *made set; else 0. */
+static dl_node *node_get(uint64_t uid, int create, int *made) {
   const uint64_t h = pair_hash(uid, 0);
-  dl_slot *x = probe(&nodes, h, node_is, &uid);
+  dl_slot *x = probe(&nodes, h, node_is, 0);
   if (x && x->item) return x->item;
   if (!create) return 0;
   dl_node *n = dc_alloc(sizeof *n);
-  *n = (dl_node){.uid = uid};
+  *n = (dl_node){0};
   table_add(&nodes, n, h);
+  *made = 1;
   return n;
 }
 
 static void edge_free(dl_edge *e) {
+  backward_edges -= e->backward;
   table_del(&edges, e, pair_hash(e->from, e->to));
   if (e->more) dc_free(e->more, e->cap * sizeof(dl_inst));
   dc_free(e, sizeof *e);
 }
 
-static dl_edge *edge_get(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr) {
+/* The edge from -> to, made if need be (*fnew set if its `from` node was
+ * made too). */
+static dl_edge *edge_get(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr,
+                         int *fnew) {
   const uint64_t h = pair_hash(from, to), key[2] = {from, to};
   dl_slot *x = probe(&edges, h, edge_is, key);
   if (x && x->item) return x->item;
-  dl_node *f = node_get(from, 1);
-  node_get(to, 1);
+  int tnew = 0;
+  dl_node *f = node_get(from, 1, fnew), *t = node_get(to, 1, &tnew);
+  if (*fnew) f->ord = tnew ? ++ord_top : --ord_bottom; /* (both new: t goes above it) */
+  if (tnew || (!*fnew && f->ord >= t->ord && !t->out)) t->ord = ++ord_top;
   dl_edge *e = dc_alloc(sizeof *e);
   *e = (dl_edge){.from = from, .to = to, .from_addr = from_addr, .to_addr = to_addr,
-                 .out_next = f->out};
+                 .out_next = f->out, .backward = f->ord >= t->ord};
+  backward_edges += e->backward;
+  edges_made++;
+  backward_made += e->backward;
   f->out = e;
   table_add(&edges, e, h);
   return e;
@@ -189,7 +233,7 @@ static dl_edge *edge_get(uint64_t from, uintptr_t from_addr, uint64_t to, uintpt
  * from the list and freed.  Returns whether it was. */
 static int dropped_if_gone(dl_edge **pe) {
   dl_edge *e = *pe;
-  if (node_get(e->to, 0)) return 0;
+  if (node_get(e->to, 0, 0)) return 0;
   *pe = e->out_next;
   edge_free(e);
   return 1;
@@ -221,7 +265,7 @@ static void sweep(void) {
 
 void rd_dl_forget(uint64_t uid) {
   dc_lock(&graph_lock);
-  dl_node *n = node_get(uid, 0);
+  dl_node *n = node_get(uid, 0, 0);
   if (n) {
     table_del(&nodes, n, pair_hash(uid, 0));
     for (dl_edge *e = n->out, *next; e; e = next) {
@@ -283,7 +327,7 @@ static int on_path(const search *s, uint64_t uid) {
  * the threads can deadlock in.  Edges into locks that are gone are
  * dropped on the way. */
 static int dfs(search *s, uint64_t at) {
-  dl_node *nd = node_get(at, 0);
+  dl_node *nd = node_get(at, 0, 0);
   if (!nd) return 0;
   const uint64_t goal = s->path[0]->from;
   for (dl_edge **pe = &nd->out; *pe;) {
@@ -305,8 +349,8 @@ static int dfs(search *s, uint64_t at) {
 /* Add instance x to edge from -> to; a cycle it makes possible goes to out
  * (returns its length, else 0). */
 static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_addr,
-               const dl_inst *x, rd_dl_edge *out) {
-  dl_edge *e = edge_get(from, from_addr, to, to_addr);
+               const dl_inst *x, rd_dl_edge *out, int *fnew) {
+  dl_edge *e = edge_get(from, from_addr, to, to_addr, fnew);
   for (uint32_t k = 0; k < e->n; k++) {
     const dl_inst *y = &inst(e)[k];
     if (y->thread == x->thread && y->lockset == x->lockset && y->from_read == x->from_read &&
@@ -325,6 +369,8 @@ static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_add
   inst(e)[e->n] = *x;
   search s = {.path = {e}, .pick = {&inst(e)[e->n]}, .len = 1};
   e->n++;
+  if (!backward_edges) return 0; /* (none: no cycle anywhere) */
+  searches++;
   if (!dfs(&s, to)) return 0;
   for (int i = 0; i < s.len; i++) {
     const dl_edge *c = s.path[i];
@@ -333,6 +379,22 @@ static int add(uint64_t from, uintptr_t from_addr, uint64_t to, uintptr_t to_add
                           p->ctx,       p->from_ctx, p->pc,       p->from_pc};
   }
   return s.len;
+}
+
+/* Lock uid (at addr), held, became a node as an edge's `from`: its object
+ * is marked, as a wanted lock's is (rd_lock_wanted), so that the node and
+ * its edges go when the object does (sync.c: rd_dl_forget).  Until
+ * 2026-12-02 only wanted locks were: a lock only ever taken before others
+ * (an object's, then a global one) kept its node and edge for good, 260
+ * bytes a lock (400,000 made, each locked and destroyed, in turn: 105 MB;
+ * clang TSan 19 MB).  An object gone meanwhile (destroyed by another
+ * thread while this one held it) takes its node with it here. */
+static void from_node_made(uintptr_t addr, uint64_t uid) {
+  rd_sync *s = rd_sync_get(addr, 0);
+  const int alive = s && s->uid == uid;
+  if (alive) s->in_graph = 1;
+  if (s) rd_sync_unlock(s);
+  if (!alive) rd_dl_forget(uid);
 }
 
 void rd_lock_wanted(uintptr_t m, int type, int as_reader, int relock, uintptr_t pc) {
@@ -369,9 +431,11 @@ void rd_lock_wanted(uintptr_t m, int type, int as_reader, int relock, uintptr_t 
     x.from_pc = r->held_at[i].pc;
     x.from_read = (uint8_t)(r->held[i] & 1);
     rd_dl_edge cycle[RD_DL_MAX];
+    int fnew = 0;
     dc_lock(&graph_lock);
-    const int len = add(from, r->held[i] & ~(uintptr_t)1, to, m, &x, cycle);
+    const int len = add(from, r->held[i] & ~(uintptr_t)1, to, m, &x, cycle, &fnew);
     dc_unlock(&graph_lock);
+    if (fnew) from_node_made(r->held[i] & ~(uintptr_t)1, from);
     if (len) rd_report_deadlock(cycle, len);
   }
 }
