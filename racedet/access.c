@@ -784,10 +784,14 @@ static inline int of_thread(uint64_t p, uint64_t cur) {
   return p && !((p ^ cur) & ((uint64_t)SH_MAX_TID << SH_TID_SHIFT));
 }
 
-/* Plane B unused and no cell of the thread's in plane A (replace_or_check
- * looked; only the thread itself stores its cells).  If one plane-A cell
- * is replaceable and the other is another thread's live cell, or empty,
- * the access takes the first as a refresh takes the thread's own cell
+/* Plane B unused and no cell of the thread's in plane A that the access
+ * would merge with or trim (replace_or_check looked, and hands over the
+ * cells c0 and c1 as it read them; only the thread itself stores its
+ * cells, and one of its own that the access subsumes is replaceable like
+ * another thread's).  If one plane-A cell is replaceable and the other is
+ * not (another thread's live cell, or one of the thread's own that the
+ * access leaves as it is), or empty, the access takes the first as a
+ * refresh takes the thread's own cell
  * (refresh_in: the site from the caches, the other cell's conflicts, the
  * exchange, the second look), and leaves an empty cell empty.  Two
  * replaceable cells (the full check keeps one of them) and a granule that
@@ -798,9 +802,8 @@ static inline int of_thread(uint64_t p, uint64_t cur) {
  * thread's order, empty or not, and clears a second subsumed one: rwhash
  * 6.08 G instructions against 5.75 G, mergesort 10.66 against 10.31 G.) */
 static DC_NOINLINE void replace_in(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur,
-                                   uintptr_t pc) {
+                                   uintptr_t pc, uint64_t c0, uint64_t c1) {
   const rd_thread *r = &t->rd;
-  const uint64_t c0 = sh_load(&g->c[0]), c1 = sh_load(&g->c[1]);
   const int r0 = replaceable(r, c0, cur), r1 = replaceable(r, c1, cur);
   int i;
   if (r0 && r1) {
@@ -819,20 +822,36 @@ full:
 }
 
 /* Plane B unused and no cell of the thread's with the access's bytes and
- * kind.  A cell of the thread's (which the access may merge with or
- * subsume: SQLite's usual case) is for the full check, sent on without a
- * frame; otherwise replace_in.  In the rwhash kernel (four threads
- * reading shared nodes, each read after a release), two plane-A cells
- * among four readers keep whichever two stored last: the readers' dead or
- * subsumed cells are taken over by each other's next reads, and 8.2 of its
- * 20.6 million slow paths (size 300000) were such full checks, at 242
- * instructions. */
+ * kind.  A cell of the thread's that the full check would merge the access
+ * into (same epoch and kind, bytes next to or over the access's: SQLite's
+ * usual case) or trim (the access takes some of its bytes, check_store_in's
+ * trimmable) is for the full check, sent on without a frame; otherwise
+ * replace_in, where a cell of the thread's that the access subsumes is
+ * replaceable.  In the rwhash kernel (four threads reading shared nodes,
+ * each read after a release), two plane-A cells among four readers keep
+ * whichever two stored last: the readers' dead or subsumed cells are taken
+ * over by each other's next reads, and 8.2 of its 20.6 million slow paths
+ * (size 300000) were such full checks, at 242 instructions.  Until
+ * 2026-12-02 any cell of the thread's sent the access to the full check:
+ * argon2's fill_block reads a block and then writes it (its own read of
+ * this epoch, subsumed by the write, beside an empty cell: 39 of its 62
+ * million full checks from here, counted at full size), and reads blocks
+ * that its slot wrote in an earlier epoch (a write that does not cover the
+ * read, and that a read neither joins nor trims: 12 million more); 9.24 ->
+ * 8.87 G instructions at size 8192 (callgrind). */
+static inline int tidied(uint64_t p, uint64_t cur) {
+  if (sh_same_kind(p, cur)) return sh_contiguous(p | cur);
+  if ((p & ~cur & SH_WRITE) || ((p ^ cur) & SH_ATOMIC) || !sh_overlap(p, cur) || sh_within(p, cur))
+    return 0; /* (not dominated, disjoint, or subsumed: replaceable) */
+  return !(p & SH_FREED) && sh_contiguous(p & ~(cur & 0xffu));
+}
 static DC_NOINLINE void replace_or_check(dc_thread *t, sh_granule *g, uintptr_t addr,
                                          uint64_t cur, uintptr_t pc) {
-  if (of_thread(sh_load(&g->c[0]), cur) || of_thread(sh_load(&g->c[1]), cur))
+  const uint64_t c0 = sh_load(&g->c[0]), c1 = sh_load(&g->c[1]);
+  if ((of_thread(c0, cur) && tidied(c0, cur)) || (of_thread(c1, cur) && tidied(c1, cur)))
     rd_access_granule(t, g, addr, cur, 0, pc);
   else
-    replace_in(t, g, addr, cur, pc);
+    replace_in(t, g, addr, cur, pc, c0, c1);
 }
 
 /* The inline check missed in plane A, and plane B does not cover the access

@@ -562,6 +562,53 @@ int main(void) {
     sh_reset((uintptr_t)q, 8);
   }
 
+  /* a cell of this thread's that the access subsumes (its own read of
+   * these bytes, now written) is taken over the same way, the other cell
+   * checked (access.c, replace_or_check); a cell of its own that the
+   * access would trim or merge with goes to the full check, which does */
+  {
+    rd_thread *r = &t->rd;
+    const uint64_t live = sh_make(0xff, 0, SH_MAX_TID - 1, 7, 0); /* concurrent */
+    unsigned char *q = mem + 272;
+    sh_granule *gq = sh_granule_of((uintptr_t)q);
+    sh_reset((uintptr_t)q, 8);
+    rd_access((uintptr_t)q, 8, 0, pc + 0xa0);
+    const int own = SH_TID(sh_load(&gq->c[0])) == r->tid ? 0 : 1;
+    CHECK(SH_TID(sh_load(&gq->c[own])) == r->tid && !sh_load(&gq->c[own ^ 1]),
+          "the thread's read: one cell");
+    atomic_store(&gq->c[own ^ 1].w, live);
+    const uint64_t reports = rd_reports_count();
+    rd_access((uintptr_t)q, 8, 1, pc + 0xa8);
+    const uint64_t w = sh_load(&gq->c[own]);
+    CHECK(rd_reports_count() == reports + 1 && SH_TID(w) == r->tid && (w & SH_WRITE) &&
+              SH_MASK(w) == 0xff && sh_load(&gq->c[own ^ 1]) == live && !sh_b_used(gq),
+          "the write takes its own read's cell, keeps and checks the live read: %llu race(s)",
+          (unsigned long long)(rd_reports_count() - reports));
+    /* a write of four of the eight bytes its own read had: the read keeps
+     * the other four, and the write a cell of its own */
+    q = mem + 280;
+    gq = sh_granule_of((uintptr_t)q);
+    sh_reset((uintptr_t)q, 8);
+    rd_access((uintptr_t)q, 8, 0, pc + 0xb0);
+    rd_access((uintptr_t)q, 4, 1, pc + 0xb8);
+    unsigned seen = 0;
+    for (int i = 0; i < SH_CELLS_A; i++) {
+      const uint64_t c = sh_load(&gq->c[i]);
+      if (c == 0) continue;
+      if (!(c & SH_WRITE) && SH_MASK(c) == 0xf0) seen |= 1;
+      if ((c & SH_WRITE) && SH_MASK(c) == 0x0f) seen |= 2;
+    }
+    CHECK(seen == 3 && !sh_b_used(gq), "the read trimmed to bytes 4-7 beside the write of 0-3");
+    /* two halves written one after the other: one merged cell */
+    q = mem + 288;
+    sh_reset((uintptr_t)q, 8);
+    rd_access((uintptr_t)q, 4, 1, pc + 0xc0);
+    rd_access((uintptr_t)q + 4, 4, 1, pc + 0xc8);
+    const uint64_t m = only_cell(q);
+    CHECK(m && (m & SH_WRITE) && SH_MASK(m) == 0xff, "the halves merged into one cell");
+    sh_reset((uintptr_t)q, 8);
+  }
+
   /* a thread whose slot's epochs are used up moves to another slot: its
    * cells from before still name it and their sites, and to it they are
    * another slot's cells that happen before it (no race with itself) */
