@@ -938,24 +938,15 @@ void rd_access_more(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, u
   if (b >= 0) refresh_or_check(t, g, addr, cur, pc, b);
 }
 
-/* An access of at most 16 bytes that the inline check did not settle:
- * unaligned, a vector load or store (SSE), a small range (clang
- * instruments an under-aligned vector, _mm_loadu_si128's, and some 8-byte
- * loads through memcpy as __tsan_read_range of 16 or 8 bytes), or memory
- * that the inline check found no shadow for yet.  Each granule's piece is
- * an access of its own: the inline check's test of plane A, then what an
+/* An access of at most 16 bytes within one region, granule g's bytes
+ * first, that the inline check did not settle.  Each granule's piece is an
+ * access of its own: the inline check's test of plane A, then what an
  * access within one granule takes (rd_access_more: plane B, the refresh of
  * the thread's own cell, the full check).  These took the range's path
  * before, which asks plane B and the site for each granule again: argon2's
  * SSE fill_block ran at 4x clang TSan's time. */
-static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
-                         uintptr_t pc) {
-  sh_granule *g = 0;
-  if (!((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) g = sh_granule_of(addr);
-  if (!g) { /* (no shadow there: range_flags knows what to skip) */
-    range_flags(t, addr, size, flags, pc);
-    return;
-  }
+DC_INLINE void pieces(dc_thread *t, sh_granule *g, uintptr_t addr, unsigned size, uint64_t flags,
+                      uintptr_t pc) {
   unsigned off = (unsigned)addr & 7, left = size;
   for (;;) {
     const unsigned n = 8 - off < left ? 8 - off : left;
@@ -966,6 +957,22 @@ static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t f
     if (!(left -= n)) return;
     g++, off = 0, addr = (addr | 7) + 1;
   }
+}
+
+/* The same, found from the address (rd_access): unaligned, a vector load or
+ * store (SSE), a small range (clang instruments an under-aligned vector,
+ * _mm_loadu_si128's, and some 8-byte loads through memcpy as
+ * __tsan_read_range of 16 or 8 bytes), or memory that the inline check
+ * found no shadow for yet. */
+static void small_access(dc_thread *t, uintptr_t addr, unsigned size, uint64_t flags,
+                         uintptr_t pc) {
+  sh_granule *g = 0;
+  if (!((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) g = sh_granule_of(addr);
+  if (!g) { /* (no shadow there: range_flags knows what to skip) */
+    range_flags(t, addr, size, flags, pc);
+    return;
+  }
+  pieces(t, g, addr, size, flags, pc);
 }
 
 /* An access or range of size bytes by a thread that does not ignore it. */
@@ -979,34 +986,35 @@ static void access_sized(dc_thread *t, uintptr_t addr, uintptr_t size, int is_wr
     range_flags(t, addr, size, flags, pc);
 }
 
-/* An unaligned access (__tsan_unaligned_*: zstd's MEM_read32/64 at any
- * byte of its window, a packed struct's field) of at most 8 bytes across a
- * granule boundary that the thread recorded in this epoch: both granules'
- * plane A cover their pieces, as the inline check asks of one granule.
- * Then nothing is left to do, and rd_access_unaligned ends before
- * rd_access's thread state, access_sized and the loop over the pieces
- * (small_access), about 75 instructions.  zstd at size 1,000,000 made 7.2
- * million such accesses, 3.9 million of them recorded: 4.518 -> 4.465 G
- * instructions (callgrind).  In rd_access itself, for every caller, the
- * test cost the others about 40 instructions each (gcc saved four
- * registers for it): 4.482 G. */
-static inline int crossing_recorded(uintptr_t addr, unsigned size, int is_write) {
-  const unsigned off = (unsigned)addr & 7;
-  if (size > 8 || off + size <= 8 || addr >> SH_ADDR_BITS ||
-      (addr ^ (addr + size - 1)) >> SH_REGION_BITS)
-    return 0;
-  sh_granule *region =
-      atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
-  if (!region) return 0;
-  const sh_granule *g = sh_in_region(region, addr);
-  const uint64_t w = is_write ? SH_WRITE : 0, self = dc_tls->rd.self;
-  const uint64_t k0 = sh_bytes(off, 8 - off) | w, k1 = sh_bytes(0, off + size - 8) | w;
-  return sh_covered_now_a(g, self | k0, sh_differ(k0)) &&
-         sh_covered_now_a(g + 1, self | k1, sh_differ(k1));
+/* Accesses over two granules of one region that the inline check sends
+ * on: a 16-byte vector on a granule boundary that plane A does not cover
+ * (rd_access_pair, with its granules), an unaligned access of at most 8
+ * bytes across a boundary (__tsan_unaligned_*: zstd's MEM_read32/64 at
+ * any byte of its window, a packed struct's field).  Each piece goes on as
+ * an access within one granule goes from the inline check (plane A, then
+ * rd_access_more), without rd_access's thread state, read-only test and
+ * lookup of the granule (the pieces' rd_access_more makes the read-only
+ * test as the one granule's does): about 115 instructions an access.
+ * argon2's fill_block misses plane A with 11.5 million 16-byte accesses at
+ * size 8192: 8.87 -> 8.36 G instructions in all; zstd at size 1,000,000,
+ * 7.2 million unaligned accesses: 4.30-4.38 -> 4.25 G (callgrind).  Before,
+ * an unaligned access that plane A covered ended before rd_access (3.9 of
+ * zstd's 7.2 million: 4.518 -> 4.465 G then), and the rest went through
+ * it. */
+void rd_access_pair(dc_thread *t, sh_granule *g, uintptr_t addr, int is_write, uintptr_t pc) {
+  pieces(t, g, addr, 16, is_write ? SH_WRITE : 0, pc);
 }
 
 void rd_access_unaligned(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  if (!crossing_recorded(addr, size, is_write)) rd_access(addr, size, is_write, pc);
+  if (size <= 8 && !(addr >> SH_ADDR_BITS) && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) {
+    sh_granule *region =
+        atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
+    if (region) {
+      pieces(dc_tls, sh_in_region(region, addr), addr, size, is_write ? SH_WRITE : 0, pc);
+      return;
+    }
+  }
+  rd_access(addr, size, is_write, pc);
 }
 
 void rd_access(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {

@@ -33,12 +33,15 @@ void rd_access_granule(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur
  * epoch, one or two cell loads and four instructions a cell, no call and no
  * register saved.  Everything else is a tail call: `more` (plane B, cells of
  * earlier epochs since the last release, then the full check:
- * rd_access_more) for an access in one granule, rd_access for
- * accesses that span granules (unaligned loads, 16-byte vectors) and
- * memory the runtime does not know yet.  A thread without a state
+ * rd_access_more) for an access in one granule, rd_access_pair for a
+ * 16-byte vector on a granule boundary, and `any` (rd_access, or
+ * rd_access_unaligned for an unaligned access across a boundary) for the
+ * rest and memory the runtime does not know yet.  A thread without a state
  * (dc_unborn_thread) takes the same paths, which ignore its accesses.
  * (With plane B inline as well, gcc saved two registers on every access.) */
 typedef void rd_more_fn(dc_thread *t, sh_granule *g, uintptr_t addr, uint64_t cur, uintptr_t pc);
+/* a 16-byte access on a granule boundary that plane A does not cover (access.c) */
+void rd_access_pair(dc_thread *t, sh_granule *g, uintptr_t addr, int is_write, uintptr_t pc);
 static inline __attribute__((always_inline)) void rd_access_fast_to(
     uintptr_t addr, unsigned size, int is_write, uintptr_t pc, rd_more_fn *more,
     void (*any)(uintptr_t, unsigned, int, uintptr_t)) {
@@ -64,6 +67,8 @@ static inline __attribute__((always_inline)) void rd_access_fast_to(
         const uint64_t cur = t->rd.self | kind, differ = sh_differ(kind);
         if (sh_covered_now_a(&g[0], cur, differ) && sh_covered_now_a(&g[1], cur, differ))
           return;
+        rd_access_pair(t, g, addr, is_write, pc);
+        return;
       }
     }
     any(addr, size, is_write, pc);
@@ -97,8 +102,9 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
   rd_access_fast_to(addr, size, is_write, pc, rd_access_more, rd_access);
 }
 /* The same for the instrumentation's unaligned accesses
- * (__tsan_unaligned_*): one across a granule boundary that both granules'
- * plane A record ends before rd_access (access.c). */
+ * (__tsan_unaligned_*): one across a granule boundary within a region goes
+ * to its two pieces as the inline check takes an access within a granule
+ * (access.c). */
 void rd_access_unaligned(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 static inline __attribute__((always_inline)) void rd_access_fast_unaligned(uintptr_t addr,
                                                                            unsigned size,
