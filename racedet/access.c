@@ -986,27 +986,26 @@ static void access_sized(dc_thread *t, uintptr_t addr, uintptr_t size, int is_wr
     range_flags(t, addr, size, flags, pc);
 }
 
-/* Accesses over two granules of one region that the inline check sends
- * on: a 16-byte vector on a granule boundary that plane A does not cover
- * (rd_access_pair, with its granules), an unaligned access of at most 8
- * bytes across a boundary (__tsan_unaligned_*: zstd's MEM_read32/64 at
- * any byte of its window, a packed struct's field).  Each piece goes on as
- * an access within one granule goes from the inline check (plane A, then
- * rd_access_more), without rd_access's thread state, read-only test and
- * lookup of the granule (the pieces' rd_access_more makes the read-only
- * test as the one granule's does): about 115 instructions an access.
- * argon2's fill_block misses plane A with 11.5 million 16-byte accesses at
- * size 8192: 8.87 -> 8.36 G instructions in all; zstd at size 1,000,000,
- * 7.2 million unaligned accesses: 4.30-4.38 -> 4.25 G (callgrind).  Before,
- * an unaligned access that plane A covered ended before rd_access (3.9 of
- * zstd's 7.2 million: 4.518 -> 4.465 G then), and the rest went through
- * it. */
+/* Accesses over two or three granules of one region that the inline
+ * check sends on: a 16-byte vector on a granule boundary that plane A does
+ * not cover (rd_access_pair, with its granules), an unaligned access of up
+ * to 16 bytes across a boundary (__tsan_unaligned_*: zstd's MEM_read32/64
+ * at any byte of its window and its 16-byte wildcopy, a packed struct's
+ * field).  Each piece goes on as an access within one granule goes from
+ * the inline check (plane A, then rd_access_more), without rd_access's
+ * thread state, read-only test and lookup of the granule (the pieces'
+ * rd_access_more makes the read-only test as the one granule's does):
+ * about 115 instructions an access.  argon2's fill_block misses plane A
+ * with 11.5 million 16-byte accesses at size 8192: 8.87 -> 8.36 G
+ * instructions in all (callgrind).  Before, an unaligned access that
+ * plane A covered ended before rd_access (3.9 of zstd's 7.2 million at
+ * size 1,000,000: 4.518 -> 4.465 G then), and the rest went through it. */
 void rd_access_pair(dc_thread *t, sh_granule *g, uintptr_t addr, int is_write, uintptr_t pc) {
   pieces(t, g, addr, 16, is_write ? SH_WRITE : 0, pc);
 }
 
 void rd_access_unaligned(uintptr_t addr, unsigned size, int is_write, uintptr_t pc) {
-  if (size <= 8 && !(addr >> SH_ADDR_BITS) && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) {
+  if (size <= 16 && !(addr >> SH_ADDR_BITS) && !((addr ^ (addr + size - 1)) >> SH_REGION_BITS)) {
     sh_granule *region =
         atomic_load_explicit(&sh_regions[addr >> SH_REGION_BITS], memory_order_relaxed);
     if (region) {
