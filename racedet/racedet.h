@@ -103,7 +103,7 @@ static inline __attribute__((always_inline)) void rd_access_fast(uintptr_t addr,
 }
 /* The same for the instrumentation's unaligned accesses
  * (__tsan_unaligned_*): one across a granule boundary within a region goes
- * to its two pieces as the inline check takes an access within a granule
+ * to its pieces, each as the inline check takes an access within a granule
  * (access.c). */
 void rd_access_unaligned(uintptr_t addr, unsigned size, int is_write, uintptr_t pc);
 static inline __attribute__((always_inline)) void rd_access_fast_unaligned(uintptr_t addr,
